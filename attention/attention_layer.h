@@ -1,0 +1,29 @@
+// Attention mechanisms: layers that also expose their attention matrix and query-key form, so
+// that every metric (entropy, max-softmax, selected-token probability, QK spectrum, margins)
+// works for every attention plugin without knowing it.
+#ifndef ATTNLAB_ATTENTION_ATTENTION_LAYER_H_
+#define ATTNLAB_ATTENTION_ATTENTION_LAYER_H_
+
+#include "attention/layer.h"
+#include "attention/tensor.h"
+
+namespace attnlab {
+
+template <typename T>
+class AttentionLayer : public Layer<T> {
+ public:
+  // Attention probabilities of the last Forward, [batch * heads, queries, keys], sample index
+  // b * heads + h; each row sums to 1.
+  virtual const Tensor<T>& attention() const = 0;
+  virtual int heads() const { return 1; }
+
+  // The query-key bilinear form M of a head (d x d): the pre-softmax score of query token u
+  // against key token x is proportional to u^T M x (M = W_Q W_K^T for projections W_Q, W_K).
+  virtual Matrix<T> QueryKeyMatrix(int head) const = 0;
+
+  AttentionLayer<T>* AsAttention() override { return this; }
+};
+
+}  // namespace attnlab
+
+#endif  // ATTNLAB_ATTENTION_ATTENTION_LAYER_H_

@@ -1,0 +1,41 @@
+// Finite-difference gradient checks (testonly): central differences in double, errors relative
+// to max(1, |analytic|, |numeric|).
+#ifndef ATTNLAB_ATTENTION_GRADIENT_CHECK_H_
+#define ATTNLAB_ATTENTION_GRADIENT_CHECK_H_
+
+#include <cstdint>
+
+#include "absl/status/status.h"
+#include "attention/layer.h"
+#include "attention/loss.h"
+#include "attention/model.h"
+
+namespace attnlab {
+
+struct GradientCheckOptions {
+  double step = 1e-6;
+  double tolerance = 1e-6;
+  // The layer's ExecContext is reseeded with this before every Forward, so a stochastic layer
+  // sees the same random draws in each evaluation.
+  uint64_t seed = 1;
+};
+
+// Checks dL/d(input) and dL/d(each parameter) of `layer` (already Setup for `input`'s shape)
+// for the loss L = sum(R .* layer(input)), R a fixed random tensor. OK, or an error naming the
+// worst entry.
+absl::Status CheckLayerGradients(Layer<double>& layer, const Tensor<double>& input,
+                                 const GradientCheckOptions& options = {});
+
+// Checks d(loss)/d(prediction).
+absl::Status CheckLossGradient(const Loss<double>& loss, const Tensor<double>& prediction,
+                               const Tensor<double>& target,
+                               const GradientCheckOptions& options = {});
+
+// Checks d(loss)/d(each parameter) of a whole model.
+absl::Status CheckModelGradients(Model<double>& model, const Tensor<double>& input,
+                                 const Tensor<double>& target,
+                                 const GradientCheckOptions& options = {});
+
+}  // namespace attnlab
+
+#endif  // ATTNLAB_ATTENTION_GRADIENT_CHECK_H_

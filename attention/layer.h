@@ -1,0 +1,43 @@
+// The Layer interface: explicit Forward and Backward over batched tensors.
+#ifndef ATTNLAB_ATTENTION_LAYER_H_
+#define ATTNLAB_ATTENTION_LAYER_H_
+
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "attention/exec_context.h"
+#include "attention/parameter.h"
+#include "attention/tensor.h"
+
+namespace attnlab {
+
+template <typename T>
+class AttentionLayer;
+
+template <typename T>
+class Layer {
+ public:
+  virtual ~Layer() = default;
+
+  // Called once, before the first Forward, with the input shape (later batches may differ in
+  // size, not in rows or cols). Checks the config against the shape, allocates and initializes
+  // the parameters (random inits draw from ctx) and returns the output shape. Config errors are
+  // FieldErrors relative to the layer's config.
+  virtual absl::StatusOr<Shape> Setup(const Shape& input, ExecContext& ctx) = 0;
+
+  // *out = layer(in). Caches what Backward needs; `in` must stay alive and unchanged until then.
+  virtual void Forward(const Tensor<T>& in, Tensor<T>* out, ExecContext& ctx) = 0;
+
+  // Given dL/d(out) for the last Forward, sets every parameter's grad to dL/d(param) and writes
+  // dL/d(in) to *grad_in unless grad_in is null (the first layer needs no input gradient).
+  virtual void Backward(const Tensor<T>& grad_out, Tensor<T>* grad_in, ExecContext& ctx) = 0;
+
+  virtual std::vector<Parameter<T>*> parameters() { return {}; }
+
+  // Attention mechanisms return themselves, so metrics can introspect any plugin.
+  virtual AttentionLayer<T>* AsAttention() { return nullptr; }
+};
+
+}  // namespace attnlab
+
+#endif  // ATTNLAB_ATTENTION_LAYER_H_

@@ -1,0 +1,117 @@
+#include "attention/model.h"
+
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "attention/field_error.h"
+#include "attention/plugin_registry.h"
+#include "attention/status_macros.h"
+
+namespace attnlab {
+
+template <typename T>
+absl::StatusOr<std::unique_ptr<Model<T>>> Model<T>::Create(const ModelSpec& spec,
+                                                           const Shape& input_shape,
+                                                           const Shape& target_shape,
+                                                           ExecContext& ctx) {
+  if (spec.layer_size() == 0) return FieldError("layer", "a model needs at least one layer");
+  std::unique_ptr<Model<T>> model(new Model<T>());
+  std::set<std::string> names;
+  Shape shape = input_shape;
+  for (int i = 0; i < spec.layer_size(); ++i) {
+    const LayerSpec& layer_spec = spec.layer(i);
+    const std::string path = absl::StrCat("layer[", i, "]");
+    if (layer_spec.plugin().empty()) {
+      return FieldError(absl::StrCat(path, ".plugin"), "missing required field 'plugin'");
+    }
+    const std::string name = layer_spec.name().empty() ? layer_spec.plugin() : layer_spec.name();
+    if (!names.insert(name).second) {
+      return FieldError(absl::StrCat(path, ".name"),
+                        absl::StrCat("layer name '", name, "' is used twice; give each a `name`"));
+    }
+    auto layer = LayerRegistry<T>().Create(layer_spec.plugin(), layer_spec.config());
+    if (!layer.ok()) {
+      const bool name_error = layer.status().code() == absl::StatusCode::kNotFound;
+      return PrefixErrorField(absl::StrCat(path, name_error ? ".plugin" : ".config"),
+                              layer.status());
+    }
+    auto out_shape = (*layer)->Setup(shape, ctx);
+    if (!out_shape.ok()) return PrefixErrorField(absl::StrCat(path, ".config"), out_shape.status());
+    for (Parameter<T>* param : (*layer)->parameters()) {
+      param->name = absl::StrCat(name, "/", param->name);
+      model->parameters_.push_back(param);
+    }
+    model->layer_names_.push_back(name);
+    model->layers_.push_back(std::move(*layer));
+    shape = *out_shape;
+  }
+  if (spec.loss().plugin().empty()) {
+    return FieldError("loss.plugin", "missing required field 'plugin'");
+  }
+  auto loss = LossRegistry<T>().Create(spec.loss().plugin(), spec.loss().config());
+  if (!loss.ok()) {
+    const bool name_error = loss.status().code() == absl::StatusCode::kNotFound;
+    return PrefixErrorField(name_error ? "loss.plugin" : "loss.config", loss.status());
+  }
+  if (absl::Status status = (*loss)->Check(shape, target_shape); !status.ok()) {
+    return FieldError("loss.plugin", absl::StrCat("the last layer's output ", shape.ToString(),
+                                                  " does not fit targets ",
+                                                  target_shape.ToString(), ": ",
+                                                  status.message()));
+  }
+  model->loss_ = std::move(*loss);
+  model->activations_.resize(model->layers_.size());
+  model->grads_.resize(model->layers_.size());
+  return model;
+}
+
+template <typename T>
+const Tensor<T>& Model<T>::Forward(const Tensor<T>& input, ExecContext& ctx) {
+  const Tensor<T>* in = &input;
+  for (size_t i = 0; i < layers_.size(); ++i) {
+    layers_[i]->Forward(*in, &activations_[i], ctx);
+    in = &activations_[i];
+  }
+  return activations_.back();
+}
+
+template <typename T>
+T Model<T>::ComputeLoss(const Tensor<T>& target) {
+  return loss_->Compute(activations_.back(), target, &grads_.back());
+}
+
+template <typename T>
+void Model<T>::Backward(ExecContext& ctx) {
+  for (size_t i = layers_.size(); i-- > 0;) {
+    layers_[i]->Backward(grads_[i], i == 0 ? nullptr : &grads_[i - 1], ctx);
+  }
+}
+
+template <typename T>
+T Model<T>::TrainStep(const Tensor<T>& input, const Tensor<T>& target, ExecContext& ctx) {
+  Forward(input, ctx);
+  const T loss = ComputeLoss(target);
+  Backward(ctx);
+  return loss;
+}
+
+template <typename T>
+Parameter<T>* Model<T>::FindParameter(const std::string& name) const {
+  for (Parameter<T>* param : parameters_) {
+    if (param->name == name) return param;
+  }
+  return nullptr;
+}
+
+template <typename T>
+Layer<T>* Model<T>::FindLayer(const std::string& name) const {
+  for (size_t i = 0; i < layers_.size(); ++i) {
+    if (layer_names_[i] == name) return layers_[i].get();
+  }
+  return nullptr;
+}
+
+template class Model<float>;
+template class Model<double>;
+
+}  // namespace attnlab

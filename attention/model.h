@@ -1,0 +1,59 @@
+// A model assembled from a ModelSpec: registered layers applied in order, then a registered loss.
+#ifndef ATTNLAB_ATTENTION_MODEL_H_
+#define ATTNLAB_ATTENTION_MODEL_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "attention/exec_context.h"
+#include "attention/layer.h"
+#include "attention/loss.h"
+#include "attention/model.pb.h"
+#include "attention/tensor.h"
+
+namespace attnlab {
+
+template <typename T>
+class Model {
+ public:
+  // Builds the layers and the loss of `spec` and sets them up for inputs of `input_shape` and
+  // targets of `target_shape`. Errors are FieldErrors relative to the ModelSpec
+  // ("layer[0].config.p.value").
+  static absl::StatusOr<std::unique_ptr<Model<T>>> Create(const ModelSpec& spec,
+                                                          const Shape& input_shape,
+                                                          const Shape& target_shape,
+                                                          ExecContext& ctx);
+
+  // The prediction for `input`, which must stay alive until Backward.
+  const Tensor<T>& Forward(const Tensor<T>& input, ExecContext& ctx);
+  // The loss of the last prediction against `target`; keeps dL/dprediction for Backward.
+  T ComputeLoss(const Tensor<T>& target);
+  // Sets every parameter's gradient for the last ComputeLoss.
+  void Backward(ExecContext& ctx);
+  // Forward, ComputeLoss, Backward; returns the loss.
+  T TrainStep(const Tensor<T>& input, const Tensor<T>& target, ExecContext& ctx);
+
+  // Named "<layer>/<param>", in layer order.
+  const std::vector<Parameter<T>*>& parameters() const { return parameters_; }
+  Parameter<T>* FindParameter(const std::string& name) const;
+  Layer<T>* FindLayer(const std::string& name) const;
+  const std::vector<std::string>& layer_names() const { return layer_names_; }
+  const Tensor<T>& prediction() const { return activations_.back(); }
+
+ private:
+  Model() = default;
+
+  std::vector<std::string> layer_names_;
+  std::vector<std::unique_ptr<Layer<T>>> layers_;
+  std::unique_ptr<Loss<T>> loss_;
+  std::vector<Parameter<T>*> parameters_;
+  // activations_[i] is layer i's output; grads_[i] is dL/d(activations_[i]).
+  std::vector<Tensor<T>> activations_;
+  std::vector<Tensor<T>> grads_;
+};
+
+}  // namespace attnlab
+
+#endif  // ATTNLAB_ATTENTION_MODEL_H_

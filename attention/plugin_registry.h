@@ -1,0 +1,87 @@
+// The layer and loss registries, and the one-line registration macros plugins end with.
+//
+// A plugin's cc_library must have `alwayslink = 1`: the registration is a static initializer
+// that no other code refers to, so without it the linker drops the object file and the plugin
+// silently disappears from the registry.
+#ifndef ATTNLAB_ATTENTION_PLUGIN_REGISTRY_H_
+#define ATTNLAB_ATTENTION_PLUGIN_REGISTRY_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "attention/layer.h"
+#include "attention/loss.h"
+#include "attention/registry.h"
+#include "attention/status_macros.h"
+
+namespace attnlab {
+
+template <typename T>
+Registry<Layer<T>>& LayerRegistry() {
+  return Registry<Layer<T>>::Global("layer");
+}
+
+template <typename T>
+Registry<Loss<T>>& LossRegistry() {
+  return Registry<Loss<T>>::Global("loss");
+}
+
+template <typename T, typename Config, template <typename> class Plugin>
+bool RegisterLayerFor(const std::string& name, const std::string& summary,
+                      const std::vector<std::string>& examples) {
+  typename Registry<Layer<T>>::Entry entry;
+  entry.name = name;
+  entry.summary = summary;
+  entry.config_type = Config::descriptor();
+  entry.examples = examples;
+  entry.factory = TypedFactory<Layer<T>, Config>(
+      [](const Config& config) -> absl::StatusOr<std::unique_ptr<Layer<T>>> {
+        ASSIGN_OR_RETURN(std::unique_ptr<Plugin<T>> layer, Plugin<T>::Create(config));
+        return std::unique_ptr<Layer<T>>(std::move(layer));
+      });
+  return LayerRegistry<T>().Register(std::move(entry));
+}
+
+// Registers Plugin<float> and Plugin<double>. Plugin<T> has
+//   static absl::StatusOr<std::unique_ptr<Plugin<T>>> Create(const Config&);
+// which checks the config (shape-dependent checks happen in Setup).
+template <typename Config, template <typename> class Plugin>
+bool RegisterLayer(const std::string& name, const std::string& summary,
+                   const std::vector<std::string>& examples) {
+  return RegisterLayerFor<float, Config, Plugin>(name, summary, examples) &&
+         RegisterLayerFor<double, Config, Plugin>(name, summary, examples);
+}
+
+// Losses without a config: Plugin<T> is default-constructible.
+template <template <typename> class Plugin>
+bool RegisterLoss(const std::string& name, const std::string& summary) {
+  auto register_for = [&](auto& registry, auto tag) {
+    using T = decltype(tag);
+    typename std::remove_reference_t<decltype(registry)>::Entry entry;
+    entry.name = name;
+    entry.summary = summary;
+    entry.factory = [](const google::protobuf::Any&) -> absl::StatusOr<std::unique_ptr<Loss<T>>> {
+      return std::unique_ptr<Loss<T>>(new Plugin<T>());
+    };
+    return registry.Register(std::move(entry));
+  };
+  return register_for(LossRegistry<float>(), float{}) &&
+         register_for(LossRegistry<double>(), double{});
+}
+
+}  // namespace attnlab
+
+// At the end of a layer plugin's .cc:
+//   ATTNLAB_REGISTER_LAYER("softmax", SoftmaxAttentionConfig, SoftmaxAttention,
+//                          "one-line summary", {"example config", ...});
+#define ATTNLAB_REGISTER_LAYER(name, Config, Plugin, summary, ...)       \
+  static const bool ATTNLAB_CONCAT(attnlab_registered_layer_, __LINE__) = \
+      ::attnlab::RegisterLayer<Config, Plugin>(name, summary, __VA_ARGS__)
+
+// At the end of a loss plugin's .cc: ATTNLAB_REGISTER_LOSS("logistic", LogisticLoss, "summary");
+#define ATTNLAB_REGISTER_LOSS(name, Plugin, summary)                     \
+  static const bool ATTNLAB_CONCAT(attnlab_registered_loss_, __LINE__) = \
+      ::attnlab::RegisterLoss<Plugin>(name, summary)
+
+#endif  // ATTNLAB_ATTENTION_PLUGIN_REGISTRY_H_

@@ -1,0 +1,54 @@
+#include "datasets/dataset.h"
+
+#include <algorithm>
+#include <numeric>
+#include <vector>
+
+#include "attention/field_error.h"
+#include "datasets/token_sequences.h"
+
+namespace attnlab {
+
+template <typename T>
+void Dataset<T>::Next(int batch_size, std::mt19937_64& rng, Batch<T>* out) const {
+  const Batch<T>& all = *train();
+  const int n = all.inputs.batch();
+  batch_size = std::min(batch_size, n);
+  // Partial Fisher-Yates: the first batch_size entries become a uniform random subset.
+  std::vector<int> order(n);
+  std::iota(order.begin(), order.end(), 0);
+  for (int i = 0; i < batch_size; ++i) {
+    std::uniform_int_distribution<int> pick(i, n - 1);
+    std::swap(order[i], order[pick(rng)]);
+  }
+  const Shape in = all.inputs.shape(), target = all.targets.shape();
+  out->inputs.Resize({batch_size, in.rows, in.cols});
+  out->targets.Resize({batch_size, target.rows, target.cols});
+  for (int i = 0; i < batch_size; ++i) {
+    out->inputs.sample(i) = all.inputs.sample(order[i]);
+    out->targets.sample(i) = all.targets.sample(order[i]);
+  }
+}
+
+template <typename T>
+absl::StatusOr<std::unique_ptr<Dataset<T>>> CreateDataset(const DatasetSpec& spec) {
+  absl::StatusOr<std::unique_ptr<Dataset<T>>> dataset;
+  switch (spec.source_case()) {
+    case DatasetSpec::kSequences:
+      dataset = CreateTokenSequences<T>(spec.sequences());
+      return dataset.ok() ? std::move(dataset) : PrefixErrorField("sequences", dataset.status());
+    case DatasetSpec::kPlanted:
+      dataset = CreatePlantedTokens<T>(spec.planted(), spec.seed());
+      return dataset.ok() ? std::move(dataset) : PrefixErrorField("planted", dataset.status());
+    case DatasetSpec::SOURCE_NOT_SET:
+      break;
+  }
+  return FieldError("source", "missing required field: one of sequences, planted");
+}
+
+template class Dataset<float>;
+template class Dataset<double>;
+template absl::StatusOr<std::unique_ptr<Dataset<float>>> CreateDataset(const DatasetSpec&);
+template absl::StatusOr<std::unique_ptr<Dataset<double>>> CreateDataset(const DatasetSpec&);
+
+}  // namespace attnlab

@@ -1,0 +1,44 @@
+// The Dataset interface: fixed training sets (the paper-1 inputs, file readers) and streams of
+// fresh samples (online SGD). Samples are token matrices [T, d] with targets.
+#ifndef ATTNLAB_DATASETS_DATASET_H_
+#define ATTNLAB_DATASETS_DATASET_H_
+
+#include <memory>
+#include <random>
+
+#include "absl/status/statusor.h"
+#include "attention/tensor.h"
+#include "datasets/dataset.pb.h"
+
+namespace attnlab {
+
+template <typename T>
+struct Batch {
+  Tensor<T> inputs;   // [batch, T, d]
+  Tensor<T> targets;  // [batch, ...], what the loss compares predictions with
+};
+
+template <typename T>
+class Dataset {
+ public:
+  virtual ~Dataset() = default;
+
+  // Shapes of the whole training set (fixed) or of one sample (stream, batch = 1).
+  virtual Shape input_shape() const = 0;
+  virtual Shape target_shape() const = 0;
+
+  // Fixed sets return their training split; streams have none and return null.
+  virtual const Batch<T>* train() const = 0;
+
+  // A batch of `batch_size` samples: fresh draws from `rng` for a stream; for a fixed set a
+  // uniformly random subset without replacement.
+  virtual void Next(int batch_size, std::mt19937_64& rng, Batch<T>* out) const;
+};
+
+// Errors are FieldErrors relative to the DatasetSpec.
+template <typename T>
+absl::StatusOr<std::unique_ptr<Dataset<T>>> CreateDataset(const DatasetSpec& spec);
+
+}  // namespace attnlab
+
+#endif  // ATTNLAB_DATASETS_DATASET_H_

@@ -1,0 +1,100 @@
+#include "datasets/token_sequences.h"
+
+#include <random>
+
+#include "absl/strings/str_cat.h"
+#include "attention/field_error.h"
+#include "datasets/fixed_dataset.h"
+
+namespace attnlab {
+
+template <typename T>
+absl::StatusOr<std::unique_ptr<Dataset<T>>> CreateTokenSequences(const TokenSequences& spec) {
+  const int n = spec.sequence_size();
+  if (n == 0) return FieldError("sequence", "list at least one sequence");
+  const int seq_len = spec.sequence(0).token_size();
+  if (seq_len == 0) return FieldError("sequence[0].token", "a sequence needs at least one token");
+  const int dim = spec.sequence(0).token(0).x_size();
+  if (dim == 0) return FieldError("sequence[0].token[0].x", "a token needs at least one entry");
+  Batch<T> batch;
+  batch.inputs.Resize({n, seq_len, dim});
+  batch.targets.Resize({n, 1, 1});
+  for (int i = 0; i < n; ++i) {
+    const TokenSequences::Sequence& sequence = spec.sequence(i);
+    if (sequence.token_size() != seq_len) {
+      return FieldError(absl::StrCat("sequence[", i, "].token"),
+                        absl::StrCat("has ", sequence.token_size(), " tokens, sequence[0] has ",
+                                     seq_len, " (all sequences need the same length)"));
+    }
+    for (int t = 0; t < seq_len; ++t) {
+      const TokenSequences::Token& token = sequence.token(t);
+      if (token.x_size() != dim) {
+        return FieldError(absl::StrCat("sequence[", i, "].token[", t, "].x"),
+                          absl::StrCat("has ", token.x_size(), " entries, expected ", dim));
+      }
+      for (int j = 0; j < dim; ++j) batch.inputs.sample(i)(t, j) = static_cast<T>(token.x(j));
+    }
+    batch.targets.data()[i] = static_cast<T>(sequence.has_label() ? sequence.label() : 1.0);
+  }
+  return std::unique_ptr<Dataset<T>>(new FixedDataset<T>(std::move(batch)));
+}
+
+template <typename T>
+absl::StatusOr<std::unique_ptr<Dataset<T>>> CreatePlantedTokens(const PlantedTokens& spec,
+                                                                uint64_t seed) {
+  const int n = spec.num_sequences(), seq_len = spec.seq_len(), dim = spec.dim();
+  if (n <= 0) return FieldError("num_sequences", "must be > 0");
+  if (seq_len <= 0) return FieldError("seq_len", "must be > 0");
+  if (dim <= 0) return FieldError("dim", "must be > 0");
+  if (spec.noise_std() < 0) return FieldError("noise_std", "must be >= 0");
+  if (spec.label_size() != 0 && spec.label_size() != n) {
+    return FieldError("label", absl::StrCat("has ", spec.label_size(),
+                                            " entries; give none (all +1) or num_sequences = ", n));
+  }
+  if (spec.score_coordinate() < 0 || spec.score_coordinate() >= dim) {
+    return FieldError("score_coordinate", absl::StrCat("must be in [0, dim = ", dim, ")"));
+  }
+  for (int g = 0; g < spec.group_size(); ++g) {
+    const PlantedTokens::Group& group = spec.group(g);
+    const std::string path = absl::StrCat("group[", g, "]");
+    if (group.first() < 0 || group.count() <= 0 || group.first() + group.count() > seq_len) {
+      return FieldError(path, absl::StrCat("tokens ", group.first(), "..",
+                                           group.first() + group.count() - 1,
+                                           " are not within 0..", seq_len - 1));
+    }
+    if (group.shift_size() != 0 && group.shift_size() != dim) {
+      return FieldError(absl::StrCat(path, ".shift"),
+                        absl::StrCat("has ", group.shift_size(), " entries, expected dim = ", dim));
+    }
+  }
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> normal;
+  Batch<T> batch;
+  batch.inputs.Resize({n, seq_len, dim});
+  batch.targets.Resize({n, 1, 1});
+  for (Eigen::Index i = 0; i < batch.inputs.size(); ++i) {
+    batch.inputs.data()[i] = static_cast<T>(spec.noise_std() * normal(rng));
+  }
+  for (int i = 0; i < n; ++i) {
+    auto x = batch.inputs.sample(i);
+    for (const PlantedTokens::Group& group : spec.group()) {
+      for (int t = group.first(); t < group.first() + group.count(); ++t) {
+        for (int j = 0; j < group.shift_size(); ++j) x(t, j) += static_cast<T>(group.shift(j));
+        if (group.has_score()) x(t, spec.score_coordinate()) = static_cast<T>(group.score());
+      }
+    }
+    batch.targets.data()[i] = static_cast<T>(spec.label_size() ? spec.label(i) : 1.0);
+  }
+  return std::unique_ptr<Dataset<T>>(new FixedDataset<T>(std::move(batch)));
+}
+
+template absl::StatusOr<std::unique_ptr<Dataset<float>>> CreateTokenSequences(
+    const TokenSequences&);
+template absl::StatusOr<std::unique_ptr<Dataset<double>>> CreateTokenSequences(
+    const TokenSequences&);
+template absl::StatusOr<std::unique_ptr<Dataset<float>>> CreatePlantedTokens(const PlantedTokens&,
+                                                                             uint64_t);
+template absl::StatusOr<std::unique_ptr<Dataset<double>>> CreatePlantedTokens(
+    const PlantedTokens&, uint64_t);
+
+}  // namespace attnlab

@@ -1,0 +1,107 @@
+// Losses. Margin losses take one score f per sample and a label y (targets [batch, 1, 1]) and
+// are functions of the margin y*f; `squared` compares any prediction with a same-shaped target.
+#include <cmath>
+
+#include "absl/strings/str_cat.h"
+#include "attention/loss.h"
+#include "attention/plugin_registry.h"
+
+namespace attnlab {
+namespace {
+
+absl::Status CheckScalarPerSample(const Shape& prediction, const Shape& target) {
+  if (prediction.sample_size() != 1 || target.sample_size() != 1 ||
+      prediction.batch != target.batch) {
+    return absl::InvalidArgumentError(
+        "a margin loss needs one score and one label per sample ([batch, 1, 1])");
+  }
+  return absl::OkStatus();
+}
+
+// Per-sample loss l(m) of the margin m = y*f, and its derivative dl/dm.
+template <typename T, typename MarginLoss>
+T MeanMarginLoss(const Tensor<T>& prediction, const Tensor<T>& target, Tensor<T>* grad,
+                 MarginLoss margin_loss) {
+  const int n = prediction.batch();
+  grad->Resize(prediction.shape());
+  T total = 0;
+  for (int i = 0; i < n; ++i) {
+    const T y = target.data()[i];
+    T dl_dm = 0;
+    total += margin_loss(y * prediction.data()[i], &dl_dm);
+    grad->data()[i] = dl_dm * y / n;
+  }
+  return total / n;
+}
+
+template <typename T>
+class LogisticLoss : public Loss<T> {
+ public:
+  absl::Status Check(const Shape& p, const Shape& t) const override {
+    return CheckScalarPerSample(p, t);
+  }
+  // log(1 + exp(-m)), computed as softplus(-m) so that large |m| neither overflows nor rounds to 0.
+  T Compute(const Tensor<T>& p, const Tensor<T>& t, Tensor<T>* grad) const override {
+    return MeanMarginLoss(p, t, grad, [](T m, T* dl_dm) {
+      *dl_dm = -1 / (1 + std::exp(m));  // -sigmoid(-m)
+      return std::max(-m, T(0)) + std::log1p(std::exp(-std::abs(m)));
+    });
+  }
+};
+
+template <typename T>
+class CorrelationLoss : public Loss<T> {
+ public:
+  absl::Status Check(const Shape& p, const Shape& t) const override {
+    return CheckScalarPerSample(p, t);
+  }
+  T Compute(const Tensor<T>& p, const Tensor<T>& t, Tensor<T>* grad) const override {
+    return MeanMarginLoss(p, t, grad, [](T m, T* dl_dm) {
+      *dl_dm = -1;
+      return -m;
+    });
+  }
+};
+
+template <typename T>
+class ExponentialLoss : public Loss<T> {
+ public:
+  absl::Status Check(const Shape& p, const Shape& t) const override {
+    return CheckScalarPerSample(p, t);
+  }
+  T Compute(const Tensor<T>& p, const Tensor<T>& t, Tensor<T>* grad) const override {
+    return MeanMarginLoss(p, t, grad, [](T m, T* dl_dm) {
+      const T e = std::exp(-m);
+      *dl_dm = -e;
+      return e;
+    });
+  }
+};
+
+// 1/2 ||f - y||^2 per sample, averaged over the batch.
+template <typename T>
+class SquaredLoss : public Loss<T> {
+ public:
+  absl::Status Check(const Shape& p, const Shape& t) const override {
+    if (p != t) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("squared loss needs targets shaped like the predictions"));
+    }
+    return absl::OkStatus();
+  }
+  T Compute(const Tensor<T>& p, const Tensor<T>& t, Tensor<T>* grad) const override {
+    const T n = static_cast<T>(p.batch());
+    grad->Resize(p.shape());
+    grad->flat() = (p.flat() - t.flat()) / n;
+    return static_cast<T>(0.5) * (p.flat() - t.flat()).squaredNorm() / n;
+  }
+};
+
+}  // namespace
+
+ATTNLAB_REGISTER_LOSS("logistic", LogisticLoss, "log(1 + exp(-y f)), mean over samples");
+ATTNLAB_REGISTER_LOSS("correlation", CorrelationLoss, "-y f, mean over samples");
+ATTNLAB_REGISTER_LOSS("exponential", ExponentialLoss, "exp(-y f), mean over samples");
+ATTNLAB_REGISTER_LOSS("squared", SquaredLoss, "1/2 ||f - y||^2 per sample, mean over samples");
+
+}  // namespace attnlab

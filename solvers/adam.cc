@@ -1,0 +1,47 @@
+#include "solvers/adam.h"
+
+#include <cmath>
+
+namespace attnlab {
+
+template <typename T>
+AdamOptimizer<T>::AdamOptimizer(const OptimizerSpec& spec, const Adam& config, bool decoupled)
+    : Optimizer<T>(spec),
+      beta1_(static_cast<T>(config.has_beta1() ? config.beta1() : 0.9)),
+      beta2_(static_cast<T>(config.has_beta2() ? config.beta2() : 0.999)),
+      eps_(static_cast<T>(config.has_eps() ? config.eps() : 1e-8)),
+      weight_decay_(static_cast<T>(config.weight_decay())),
+      decoupled_(decoupled) {}
+
+template <typename T>
+void AdamOptimizer<T>::Apply(const std::vector<Parameter<T>*>& params, T lr) {
+  if (m_.empty()) {
+    for (const Parameter<T>* p : params) {
+      m_.push_back(Matrix<T>::Zero(p->value.rows(), p->value.cols()));
+      v_.push_back(Matrix<T>::Zero(p->value.rows(), p->value.cols()));
+    }
+  }
+  ++t_;
+  const T correction1 = 1 - std::pow(beta1_, static_cast<T>(t_));
+  const T correction2 = 1 - std::pow(beta2_, static_cast<T>(t_));
+  for (size_t i = 0; i < params.size(); ++i) {
+    Parameter<T>& p = *params[i];
+    if (p.frozen) continue;
+    if (weight_decay_ != 0) {
+      if (decoupled_) {
+        p.value *= 1 - lr * weight_decay_;
+      } else {
+        p.grad += weight_decay_ * p.value;
+      }
+    }
+    m_[i] = beta1_ * m_[i] + (1 - beta1_) * p.grad;
+    v_[i] = beta2_ * v_[i] + (1 - beta2_) * p.grad.cwiseAbs2();
+    p.value.array() -= (lr / correction1) * m_[i].array() /
+                       ((v_[i].array() / correction2).sqrt() + eps_);
+  }
+}
+
+template class AdamOptimizer<float>;
+template class AdamOptimizer<double>;
+
+}  // namespace attnlab

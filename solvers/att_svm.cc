@@ -1,0 +1,66 @@
+#include "solvers/att_svm.h"
+
+#include "absl/strings/str_cat.h"
+
+namespace attnlab {
+
+absl::StatusOr<QpSolution> SolveAttSvm(const std::vector<Eigen::MatrixXd>& tokens,
+                                       const Eigen::MatrixXd& w, const std::vector<int>& selected,
+                                       const Eigen::VectorXd& margins) {
+  const size_t n = tokens.size();
+  if (selected.size() != n || static_cast<size_t>(margins.size()) != n) {
+    return absl::InvalidArgumentError(absl::StrCat("ATT-SVM: ", n, " sequences but ",
+                                                   selected.size(), " selections and ",
+                                                   margins.size(), " margins"));
+  }
+  const Eigen::Index d = w.rows();
+  if (w.cols() != d) return absl::InvalidArgumentError("ATT-SVM: W must be square");
+  Eigen::Index rows = 0;
+  for (size_t i = 0; i < n; ++i) {
+    if (tokens[i].cols() != d) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("ATT-SVM: sequence ", i, " has tokens of dimension ", tokens[i].cols(),
+                       ", W is ", d, " x ", d));
+    }
+    if (selected[i] < 0 || selected[i] >= tokens[i].rows()) {
+      return absl::InvalidArgumentError(absl::StrCat("ATT-SVM: sequence ", i, " selects token ",
+                                                     selected[i], " of ", tokens[i].rows()));
+    }
+    rows += tokens[i].rows() - 1;
+  }
+  Eigen::MatrixXd a(rows, d);
+  Eigen::VectorXd b(rows);
+  Eigen::Index row = 0;
+  for (size_t i = 0; i < n; ++i) {
+    for (Eigen::Index t = 0; t < tokens[i].rows(); ++t) {
+      if (t == selected[i]) continue;
+      a.row(row) = (tokens[i].row(selected[i]) - tokens[i].row(t)) * w;
+      b[row] = margins[i];
+      ++row;
+    }
+  }
+  absl::StatusOr<QpSolution> solution = SolveMinNormQp(a, b);
+  if (absl::IsFailedPrecondition(solution.status())) {
+    return absl::FailedPreconditionError(
+        "ATT-SVM infeasible: no p scores every selected token above the other tokens of its "
+        "sequence by the margin (is a selected token's W-projection equal to another token's?)");
+  }
+  return solution;
+}
+
+absl::StatusOr<QpSolution> SolveHardMarginSvm(const Eigen::MatrixXd& points,
+                                              const Eigen::VectorXd& labels) {
+  if (points.rows() != labels.size()) {
+    return absl::InvalidArgumentError(absl::StrCat("SVM: ", points.rows(), " points but ",
+                                                   labels.size(), " labels"));
+  }
+  const Eigen::MatrixXd a = labels.asDiagonal() * points;
+  absl::StatusOr<QpSolution> solution = SolveMinNormQp(a, Eigen::VectorXd::Ones(labels.size()));
+  if (absl::IsFailedPrecondition(solution.status())) {
+    return absl::FailedPreconditionError(
+        "SVM infeasible: the labeled points are not linearly separable through the origin");
+  }
+  return solution;
+}
+
+}  // namespace attnlab

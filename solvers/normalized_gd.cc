@@ -1,0 +1,28 @@
+#include "solvers/normalized_gd.h"
+
+#include <cmath>
+
+namespace attnlab {
+
+template <typename T>
+void NormalizedGdOptimizer<T>::Apply(const std::vector<Parameter<T>*>& params, T lr) {
+  const T eps = static_cast<T>(config_.has_eps() ? config_.eps() : 1e-12);
+  T global_norm = 0;
+  if (config_.normalization() == NormalizedGradientDescent::GLOBAL) {
+    for (const Parameter<T>* p : params) {
+      if (!p->frozen) global_norm += p->grad.squaredNorm();
+    }
+    global_norm = std::sqrt(global_norm);
+  }
+  for (Parameter<T>* p : params) {
+    if (p->frozen) continue;
+    const T norm =
+        config_.normalization() == NormalizedGradientDescent::GLOBAL ? global_norm : p->grad.norm();
+    p->value -= (lr / (norm + eps)) * p->grad;
+  }
+}
+
+template class NormalizedGdOptimizer<float>;
+template class NormalizedGdOptimizer<double>;
+
+}  // namespace attnlab

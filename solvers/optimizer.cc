@@ -1,0 +1,71 @@
+#include "solvers/optimizer.h"
+
+#include <cmath>
+
+#include "attention/field_error.h"
+#include "solvers/adam.h"
+#include "solvers/normalized_gd.h"
+#include "solvers/schedule.h"
+#include "solvers/sgd.h"
+
+namespace attnlab {
+
+template <typename T>
+void Optimizer<T>::Step(const std::vector<Parameter<T>*>& params, int64_t step) {
+  Apply(params, static_cast<T>(LearningRate(step)));
+}
+
+template <typename T>
+double Optimizer<T>::LearningRate(int64_t step) const {
+  return spec_.lr() * ScheduleFactor(spec_.schedule(), step);
+}
+
+template <typename T>
+absl::StatusOr<std::unique_ptr<Optimizer<T>>> CreateOptimizer(const OptimizerSpec& spec) {
+  if (!(spec.lr() > 0) || !std::isfinite(spec.lr())) {
+    return FieldError("lr", "missing or invalid: the learning rate must be > 0");
+  }
+  if (absl::Status status = ValidateSchedule(spec.schedule()); !status.ok()) {
+    return PrefixErrorField("schedule", status);
+  }
+  switch (spec.method_case()) {
+    case OptimizerSpec::kGd:
+      return std::unique_ptr<Optimizer<T>>(new SgdOptimizer<T>(spec, Sgd()));
+    case OptimizerSpec::kNormalizedGd:
+      return std::unique_ptr<Optimizer<T>>(new NormalizedGdOptimizer<T>(spec, spec.normalized_gd()));
+    case OptimizerSpec::kSgd:
+      if (spec.sgd().momentum() < 0 || spec.sgd().momentum() >= 1) {
+        return FieldError("sgd.momentum", "must be in [0, 1)");
+      }
+      if (spec.sgd().nesterov() && spec.sgd().momentum() == 0) {
+        return FieldError("sgd.nesterov", "needs momentum > 0");
+      }
+      return std::unique_ptr<Optimizer<T>>(new SgdOptimizer<T>(spec, spec.sgd()));
+    case OptimizerSpec::kAdam:
+    case OptimizerSpec::kAdamw: {
+      const bool decoupled = spec.method_case() == OptimizerSpec::kAdamw;
+      const Adam& adam = decoupled ? spec.adamw() : spec.adam();
+      const char* field = decoupled ? "adamw" : "adam";
+      for (auto [name, has, value] : {std::tuple{"beta1", adam.has_beta1(), adam.beta1()},
+                                      std::tuple{"beta2", adam.has_beta2(), adam.beta2()}}) {
+        if (has && (value < 0 || value >= 1)) {
+          return FieldError(std::string(field) + "." + name, "must be in [0, 1)");
+        }
+      }
+      if (adam.has_eps() && !(adam.eps() > 0)) {
+        return FieldError(std::string(field) + ".eps", "must be > 0");
+      }
+      return std::unique_ptr<Optimizer<T>>(new AdamOptimizer<T>(spec, adam, decoupled));
+    }
+    case OptimizerSpec::METHOD_NOT_SET:
+      break;
+  }
+  return FieldError("method", "missing required field: one of gd, normalized_gd, sgd, adam, adamw");
+}
+
+template class Optimizer<float>;
+template class Optimizer<double>;
+template absl::StatusOr<std::unique_ptr<Optimizer<float>>> CreateOptimizer(const OptimizerSpec&);
+template absl::StatusOr<std::unique_ptr<Optimizer<double>>> CreateOptimizer(const OptimizerSpec&);
+
+}  // namespace attnlab
