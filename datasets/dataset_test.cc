@@ -1,0 +1,100 @@
+#include "datasets/dataset.h"
+
+#include <set>
+
+#include "attention/field_error.h"
+#include "google/protobuf/text_format.h"
+#include "gtest/gtest.h"
+
+namespace attnlab {
+namespace {
+
+DatasetSpec Parse(const std::string& text) {
+  DatasetSpec spec;
+  EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &spec)) << text;
+  return spec;
+}
+
+TEST(TokenSequencesTest, ReadsTokensAndLabels) {
+  auto dataset = CreateDataset<double>(Parse(R"pb(
+    sequences {
+      sequence { token { x: [ 1, 2 ] } token { x: [ 3, 4 ] } }
+      sequence { label: -1 token { x: [ 5, 6 ] } token { x: [ 7, 8 ] } }
+    })pb"));
+  ASSERT_TRUE(dataset.ok()) << dataset.status();
+  const Batch<double>& train = *(*dataset)->train();
+  EXPECT_EQ(train.inputs.shape(), (Shape{2, 2, 2}));
+  EXPECT_EQ(train.inputs.sample(1)(0, 1), 6.0);
+  EXPECT_EQ(train.targets.data()[0], 1.0);  // absent label: +1
+  EXPECT_EQ(train.targets.data()[1], -1.0);
+}
+
+TEST(TokenSequencesTest, RaggedInputNamesTheField) {
+  auto dataset = CreateDataset<float>(Parse(R"pb(
+    sequences {
+      sequence { token { x: [ 1, 2 ] } token { x: [ 3, 4 ] } }
+      sequence { token { x: [ 5, 6 ] } token { x: [ 7 ] } }
+    })pb"));
+  EXPECT_EQ(ErrorField(dataset.status()), "sequences.sequence[1].token[1].x");
+  EXPECT_EQ(ErrorField(CreateDataset<float>(DatasetSpec()).status()), "source");
+}
+
+const char kPlanted[] = R"pb(
+  seed: 5
+  planted {
+    num_sequences: 400 seq_len: 7 dim: 3 noise_std: 0.2 score_coordinate: 2
+    group { first: 0 count: 1 shift: [ 1, 0, 0 ] score: 1 }
+    group { first: 1 count: 3 shift: [ -1, 1, 0 ] score: 0.5 }
+    group { first: 4 count: 3 shift: [ -0.5, -0.5, 0 ] score: 0.5 }
+  })pb";
+
+TEST(PlantedTokensTest, PlantsGroupsAndScores) {
+  auto dataset = CreateDataset<double>(Parse(kPlanted));
+  ASSERT_TRUE(dataset.ok()) << dataset.status();
+  const Tensor<double>& x = (*dataset)->train()->inputs;
+  EXPECT_EQ(x.shape(), (Shape{400, 7, 3}));
+  Eigen::RowVector3d mean0 = Eigen::RowVector3d::Zero(), mean5 = Eigen::RowVector3d::Zero();
+  for (int i = 0; i < 400; ++i) {
+    EXPECT_EQ(x.sample(i)(0, 2), 1.0);
+    EXPECT_EQ(x.sample(i)(3, 2), 0.5);
+    mean0 += x.sample(i).row(0) / 400;
+    mean5 += x.sample(i).row(5) / 400;
+  }
+  EXPECT_NEAR(mean0[0], 1, 0.04);  // 4 standard errors of 0.2/sqrt(400)
+  EXPECT_NEAR(mean0[1], 0, 0.04);
+  EXPECT_NEAR(mean5[1], -0.5, 0.04);
+  EXPECT_EQ((*dataset)->train()->targets.flat().sum(), 400.0);
+}
+
+TEST(PlantedTokensTest, TheDataSeedDecides) {
+  auto a = CreateDataset<double>(Parse(kPlanted));
+  auto b = CreateDataset<double>(Parse(kPlanted));
+  DatasetSpec other = Parse(kPlanted);
+  other.set_seed(6);
+  auto c = CreateDataset<double>(other);
+  EXPECT_EQ((*a)->train()->inputs.flat(), (*b)->train()->inputs.flat());
+  EXPECT_NE((*a)->train()->inputs.flat(), (*c)->train()->inputs.flat());
+}
+
+TEST(PlantedTokensTest, BadGroupsNameTheField) {
+  DatasetSpec spec = Parse(kPlanted);
+  spec.mutable_planted()->mutable_group(2)->set_count(4);
+  EXPECT_EQ(ErrorField(CreateDataset<double>(spec).status()), "planted.group[2]");
+  spec = Parse(kPlanted);
+  spec.mutable_planted()->mutable_group(1)->add_shift(0);
+  EXPECT_EQ(ErrorField(CreateDataset<double>(spec).status()), "planted.group[1].shift");
+}
+
+TEST(DatasetTest, MinibatchesAreSubsetsWithoutReplacement) {
+  auto dataset = CreateDataset<double>(Parse(kPlanted));
+  std::mt19937_64 rng(3);
+  Batch<double> batch;
+  (*dataset)->Next(50, rng, &batch);
+  EXPECT_EQ(batch.inputs.shape(), (Shape{50, 7, 3}));
+  std::set<double> firsts;  // a noisy coordinate identifies the sample
+  for (int i = 0; i < 50; ++i) firsts.insert(batch.inputs.sample(i)(0, 0));
+  EXPECT_EQ(firsts.size(), 50u);
+}
+
+}  // namespace
+}  // namespace attnlab

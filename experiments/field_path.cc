@@ -1,0 +1,138 @@
+#include "experiments/field_path.h"
+
+#include <memory>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "attention/status_macros.h"
+#include "google/protobuf/descriptor.h"
+#include "google/protobuf/text_format.h"
+
+namespace attnlab {
+namespace {
+
+using google::protobuf::Descriptor;
+using google::protobuf::FieldDescriptor;
+using google::protobuf::Message;
+
+bool IsAny(const Descriptor* d) { return d->full_name() == "google.protobuf.Any"; }
+
+class ErrorCollector : public google::protobuf::io::ErrorCollector {
+ public:
+  void AddError(int /*line*/, int column, const std::string& message) override {
+    if (error_.empty()) error_ = absl::StrCat("column ", column + 1, ": ", message);
+  }
+  const std::string& error() const { return error_; }
+
+ private:
+  std::string error_;
+};
+
+absl::Status SetAt(Message* message, const std::vector<PathComponent>& path, size_t at,
+                   absl::string_view value, absl::string_view full_path) {
+  const Descriptor* descriptor = message->GetDescriptor();
+  if (IsAny(descriptor)) {
+    // Step into the Any: unpack, set inside, pack back.
+    const Descriptor* content = AnyContentType(*message);
+    if (content == nullptr) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "field path '", full_path, "' goes through an empty or unknown google.protobuf.Any"));
+    }
+    std::unique_ptr<Message> inner(
+        google::protobuf::MessageFactory::generated_factory()->GetPrototype(content)->New());
+    const google::protobuf::Reflection* any = message->GetReflection();
+    const FieldDescriptor* bytes = descriptor->FindFieldByName("value");
+    inner->ParseFromString(any->GetString(*message, bytes));
+    RETURN_IF_ERROR(SetAt(inner.get(), path, at, value, full_path));
+    any->SetString(message, bytes, inner->SerializeAsString());
+    return absl::OkStatus();
+  }
+  const PathComponent& component = path[at];
+  const FieldDescriptor* field = descriptor->FindFieldByName(component.name);
+  if (field == nullptr) {
+    return absl::InvalidArgumentError(absl::StrCat("field path '", full_path, "': ",
+                                                   descriptor->full_name(), " has no field '",
+                                                   component.name, "'"));
+  }
+  const google::protobuf::Reflection* reflection = message->GetReflection();
+  const bool last = at + 1 == path.size();
+  if (last) {
+    if (component.index >= 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "field path '", full_path, "': the last component cannot be indexed; set the whole "
+                                     "repeated field, e.g. [1, 2, 3]"));
+    }
+    reflection->ClearField(message, field);
+    google::protobuf::TextFormat::Parser parser;
+    ErrorCollector errors;
+    parser.RecordErrorsTo(&errors);
+    if (!parser.MergeFromString(absl::StrCat(field->name(), ": ", value), message)) {
+      return absl::InvalidArgumentError(absl::StrCat("value '", value, "' for '", full_path,
+                                                     "' does not parse: ", errors.error()));
+    }
+    return absl::OkStatus();
+  }
+  if (field->cpp_type() != FieldDescriptor::CPPTYPE_MESSAGE) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("field path '", full_path, "': '", component.name, "' is not a message"));
+  }
+  Message* child;
+  if (field->is_repeated()) {
+    const int size = reflection->FieldSize(*message, field);
+    if (component.index < 0 || component.index >= size) {
+      return absl::InvalidArgumentError(absl::StrCat("field path '", full_path, "': '",
+                                                     component.name, "' has ", size,
+                                                     " entries; give an index [0..", size - 1,
+                                                     "]"));
+    }
+    child = reflection->MutableRepeatedMessage(message, field, component.index);
+  } else {
+    if (component.index >= 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("field path '", full_path, "': '", component.name, "' is not repeated"));
+    }
+    child = reflection->MutableMessage(message, field);
+  }
+  return SetAt(child, path, at + 1, value, full_path);
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<PathComponent>> ParseFieldPath(absl::string_view path) {
+  std::vector<PathComponent> components;
+  for (absl::string_view part : absl::StrSplit(path, '.')) {
+    PathComponent component;
+    const size_t bracket = part.find('[');
+    component.name = std::string(part.substr(0, bracket));
+    if (bracket != absl::string_view::npos) {
+      absl::string_view index = part.substr(bracket + 1);
+      if (index.empty() || index.back() != ']' ||
+          !absl::SimpleAtoi(index.substr(0, index.size() - 1), &component.index) ||
+          component.index < 0) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("field path '", path, "': bad index in '", part, "'"));
+      }
+    }
+    if (component.name.empty()) {
+      return absl::InvalidArgumentError(absl::StrCat("field path '", path, "' has an empty part"));
+    }
+    components.push_back(std::move(component));
+  }
+  return components;
+}
+
+absl::Status SetFieldFromText(Message* message, absl::string_view path, absl::string_view value) {
+  ASSIGN_OR_RETURN(const std::vector<PathComponent> components, ParseFieldPath(path));
+  return SetAt(message, components, 0, value, path);
+}
+
+const Descriptor* AnyContentType(const Message& any) {
+  const std::string url = any.GetReflection()->GetString(
+      any, any.GetDescriptor()->FindFieldByName("type_url"));
+  if (url.empty()) return nullptr;
+  return google::protobuf::DescriptorPool::generated_pool()->FindMessageTypeByName(
+      url.substr(url.rfind('/') + 1));
+}
+
+}  // namespace attnlab

@@ -1,0 +1,34 @@
+// Field paths into protobuf messages: "model.layer[0].config.p.value". A path steps through a
+// google.protobuf.Any into the message it holds, so sweeps and error locations reach plugin
+// configs like any other field.
+#ifndef ATTNLAB_EXPERIMENTS_FIELD_PATH_H_
+#define ATTNLAB_EXPERIMENTS_FIELD_PATH_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "google/protobuf/message.h"
+
+namespace attnlab {
+
+struct PathComponent {
+  std::string name;
+  int index = -1;  // -1: no [i]
+};
+
+absl::StatusOr<std::vector<PathComponent>> ParseFieldPath(absl::string_view path);
+
+// Replaces the field at `path` with the text-format value `value` ("0.1", "[0, 1, 0]",
+// "{ gd {} lr: 1 }"). Every component but the last may index a repeated message field.
+absl::Status SetFieldFromText(google::protobuf::Message* message, absl::string_view path,
+                              absl::string_view value);
+
+// The message type an Any holds, from the generated descriptor pool; null if unknown.
+const google::protobuf::Descriptor* AnyContentType(const google::protobuf::Message& any);
+
+}  // namespace attnlab
+
+#endif  // ATTNLAB_EXPERIMENTS_FIELD_PATH_H_

@@ -1,0 +1,292 @@
+#include "experiments/metric_evaluator.h"
+
+#include <cmath>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "attention/attention_layer.h"
+#include "attention/field_error.h"
+#include "attention/metrics.h"
+#include "attention/status_macros.h"
+#include "solvers/att_svm.h"
+
+namespace attnlab {
+namespace {
+
+template <typename T>
+Eigen::MatrixXd ToDouble(const Matrix<T>& m) {
+  return m.template cast<double>();
+}
+
+// The attention layer called `name`, or a FieldError at `field`.
+template <typename T>
+absl::StatusOr<AttentionLayer<T>*> FindAttention(const Model<T>& model, const std::string& name,
+                                                 const std::string& field) {
+  Layer<T>* layer = model.FindLayer(name);
+  if (layer == nullptr) {
+    std::string known;
+    for (const std::string& n : model.layer_names()) absl::StrAppend(&known, known.empty() ? "" : ", ", n);
+    return FieldError(field, absl::StrCat("no layer '", name, "'; layers: ", known));
+  }
+  if (layer->AsAttention() == nullptr) {
+    return FieldError(field, absl::StrCat("layer '", name, "' is not an attention layer"));
+  }
+  return layer->AsAttention();
+}
+
+// Which token each sequence selects: explicit, or the highest score y_i v^T x_it.
+class TokenSelection {
+ public:
+  static absl::StatusOr<TokenSelection> Create(const google::protobuf::RepeatedField<int32_t>& given,
+                                               int sequences, int seq_len,
+                                               const std::string& field) {
+    TokenSelection selection;
+    if (given.size() != 0 && given.size() != 1 && given.size() != sequences) {
+      return FieldError(field, absl::StrCat("give one token for all sequences or one per sequence (",
+                                            sequences, "), not ", given.size()));
+    }
+    for (int t : given) {
+      if (t < 0 || t >= seq_len) {
+        return FieldError(field, absl::StrCat("token ", t, " is not in 0..", seq_len - 1));
+      }
+    }
+    selection.given_.assign(given.begin(), given.end());
+    return selection;
+  }
+
+  bool by_score() const { return given_.empty(); }
+
+  std::vector<int> Select(const std::vector<Eigen::MatrixXd>& tokens,
+                          const Eigen::VectorXd& labels, const Eigen::VectorXd& v) const {
+    std::vector<int> selected(tokens.size());
+    for (size_t i = 0; i < tokens.size(); ++i) {
+      if (!given_.empty()) {
+        selected[i] = given_[given_.size() == 1 ? 0 : i];
+      } else {
+        Eigen::Index best;
+        (labels[i] * (tokens[i] * v)).maxCoeff(&best);
+        selected[i] = static_cast<int>(best);
+      }
+    }
+    return selected;
+  }
+
+ private:
+  std::vector<int> given_;
+};
+
+template <typename T>
+void SplitBatch(const Batch<T>& batch, std::vector<Eigen::MatrixXd>* tokens,
+                Eigen::VectorXd* labels) {
+  tokens->clear();
+  for (int i = 0; i < batch.inputs.batch(); ++i) {
+    tokens->push_back(batch.inputs.sample(i).template cast<double>());
+  }
+  *labels = Eigen::Map<const Matrix<T>>(batch.targets.data(), batch.targets.batch(), 1)
+                .template cast<double>();
+}
+
+// The parameters p and v of a prompt-attention layer, as vectors.
+template <typename T>
+absl::Status FindPromptParameters(const Model<T>& model, const std::string& layer,
+                                  const std::string& field, Parameter<T>** p,
+                                  Parameter<T>** v) {
+  *p = model.FindParameter(layer + "/p");
+  *v = model.FindParameter(layer + "/v");
+  if (*p == nullptr || *v == nullptr || (*v)->value.cols() != 1) {
+    return FieldError(field, absl::StrCat("layer '", layer,
+                                          "' is not a prompt attention f(X) = v^T X^T "
+                                          "softmax(X W p) (softmax with query: PROMPT, "
+                                          "value_dim 1)"));
+  }
+  return absl::OkStatus();
+}
+
+// corr(p or v, max-margin direction). The SVM is re-solved only when W, v or the selection
+// changed since the last evaluation.
+template <typename T>
+class MaxMarginEvaluator : public MetricEvaluator<T> {
+ public:
+  MaxMarginEvaluator(const MaxMarginCorrelation& spec, AttentionLayer<T>* layer, Parameter<T>* p,
+                     Parameter<T>* v, TokenSelection selection, const Batch<T>& train)
+      : spec_(spec), layer_(layer), p_(p), v_(v), selection_(std::move(selection)) {
+    SplitBatch(train, &tokens_, &labels_);
+  }
+
+  absl::StatusOr<double> Evaluate(const Model<T>&, const Batch<T>&) override {
+    const Eigen::VectorXd v = ToDouble(v_->value);
+    // Paper 1 scores token x by x^T W p; the layer's query-key form M has u^T M x, so W = M^T.
+    const Eigen::MatrixXd w = ToDouble(layer_->QueryKeyMatrix(0)).transpose();
+    const std::vector<int> selected = selection_.Select(tokens_, labels_, v);
+    // The reference depends on W and the selection only (v enters through the selection).
+    if (!cached_ || selected != selected_ || w != w_) {
+      ASSIGN_OR_RETURN(direction_, Solve(w, selected));
+      w_ = w;
+      selected_ = selected;
+      cached_ = true;
+    }
+    return Correlate();
+  }
+
+ private:
+  double Correlate() const {
+    const Parameter<T>* target = spec_.reference() == MaxMarginCorrelation::VALUE_SVM ? v_ : p_;
+    const Eigen::MatrixXd value = ToDouble(target->value);
+    return Correlation(Eigen::Map<const Eigen::VectorXd>(value.data(), value.size()), direction_);
+  }
+
+  absl::StatusOr<Eigen::VectorXd> Solve(const Eigen::MatrixXd& w,
+                                        const std::vector<int>& selected) const {
+    const int n = static_cast<int>(tokens_.size());
+    Eigen::VectorXd margins = Eigen::VectorXd::Ones(n);
+    if (spec_.reference() != MaxMarginCorrelation::ATT_SVM) {
+      Eigen::MatrixXd points(n, w.rows());
+      for (int i = 0; i < n; ++i) points.row(i) = tokens_[i].row(selected[i]);
+      ASSIGN_OR_RETURN(const QpSolution v_mm, SolveHardMarginSvm(points, labels_));
+      if (spec_.reference() == MaxMarginCorrelation::VALUE_SVM) return v_mm.x;
+      // Relaxed ATT-SVM: margin 1 only where the selected token is a support vector of v_mm.
+      const Eigen::VectorXd margin_of_v = labels_.cwiseProduct(points * v_mm.x);
+      for (int i = 0; i < n; ++i) margins[i] = std::abs(margin_of_v[i] - 1) <= 1e-7 ? 1.0 : 0.0;
+    }
+    ASSIGN_OR_RETURN(const QpSolution p_mm, SolveAttSvm(tokens_, w, selected, margins));
+    return p_mm.x;
+  }
+
+  MaxMarginCorrelation spec_;
+  AttentionLayer<T>* layer_;
+  Parameter<T>* p_;
+  Parameter<T>* v_;
+  TokenSelection selection_;
+  std::vector<Eigen::MatrixXd> tokens_;
+  Eigen::VectorXd labels_;
+
+  bool cached_ = false;
+  Eigen::MatrixXd w_;
+  std::vector<int> selected_;
+  Eigen::VectorXd direction_;
+};
+
+template <typename T>
+class SelectedProbabilityEvaluator : public MetricEvaluator<T> {
+ public:
+  SelectedProbabilityEvaluator(AttentionLayer<T>* layer, Parameter<T>* v,
+                               TokenSelection selection)
+      : layer_(layer), v_(v), selection_(std::move(selection)) {}
+
+  absl::StatusOr<double> Evaluate(const Model<T>&, const Batch<T>& batch) override {
+    std::vector<Eigen::MatrixXd> tokens;
+    Eigen::VectorXd labels;
+    SplitBatch(batch, &tokens, &labels);
+    const Eigen::VectorXd v =
+        v_ != nullptr ? Eigen::VectorXd(ToDouble(v_->value)) : Eigen::VectorXd();
+    return SelectedTokenProbability(layer_->attention(), selection_.Select(tokens, labels, v),
+                                    layer_->heads());
+  }
+
+ private:
+  AttentionLayer<T>* layer_;
+  Parameter<T>* v_;
+  TokenSelection selection_;
+};
+
+template <typename T>
+class AttentionStatisticEvaluator : public MetricEvaluator<T> {
+ public:
+  AttentionStatisticEvaluator(AttentionLayer<T>* layer, bool entropy)
+      : layer_(layer), entropy_(entropy) {}
+  absl::StatusOr<double> Evaluate(const Model<T>&, const Batch<T>&) override {
+    return entropy_ ? AttentionEntropy(layer_->attention()) : MaxSoftmax(layer_->attention());
+  }
+
+ private:
+  AttentionLayer<T>* layer_;
+  bool entropy_;
+};
+
+template <typename T>
+class ParameterNormEvaluator : public MetricEvaluator<T> {
+ public:
+  explicit ParameterNormEvaluator(const Parameter<T>* param) : param_(param) {}
+  absl::StatusOr<double> Evaluate(const Model<T>&, const Batch<T>&) override {
+    return static_cast<double>(param_->value.norm());
+  }
+
+ private:
+  const Parameter<T>* param_;
+};
+
+}  // namespace
+
+template <typename T>
+absl::StatusOr<std::unique_ptr<MetricEvaluator<T>>> CreateMetricEvaluator(
+    const MetricSpec& spec, const Model<T>& model, const Dataset<T>& dataset) {
+  using Result = std::unique_ptr<MetricEvaluator<T>>;
+  const Shape inputs = dataset.input_shape();
+  switch (spec.kind_case()) {
+    case MetricSpec::kMaxMargin: {
+      const MaxMarginCorrelation& mm = spec.max_margin();
+      ASSIGN_OR_RETURN(AttentionLayer<T>* layer, FindAttention(model, mm.layer(), "max_margin.layer"));
+      Parameter<T>* p;
+      Parameter<T>* v;
+      RETURN_IF_ERROR(FindPromptParameters(model, mm.layer(), "max_margin.layer", &p, &v));
+      if (dataset.train() == nullptr) {
+        return FieldError("max_margin", "needs a fixed training set, not a stream");
+      }
+      ASSIGN_OR_RETURN(TokenSelection selection,
+                       TokenSelection::Create(mm.selected_token(), inputs.batch, inputs.rows,
+                                              "max_margin.selected_token"));
+      return Result(new MaxMarginEvaluator<T>(mm, layer, p, v, std::move(selection),
+                                              *dataset.train()));
+    }
+    case MetricSpec::kSelectedProbability: {
+      const SelectedTokenProbability& sp = spec.selected_probability();
+      ASSIGN_OR_RETURN(AttentionLayer<T>* layer,
+                       FindAttention(model, sp.layer(), "selected_probability.layer"));
+      ASSIGN_OR_RETURN(TokenSelection selection,
+                       TokenSelection::Create(sp.selected_token(), inputs.batch, inputs.rows,
+                                              "selected_probability.selected_token"));
+      Parameter<T>* p = nullptr;
+      Parameter<T>* v = nullptr;
+      if (selection.by_score()) {
+        // Without explicit tokens, selection is by score under the layer's v.
+        RETURN_IF_ERROR(FindPromptParameters(model, sp.layer(),
+                                             "selected_probability.selected_token", &p, &v));
+      }
+      return Result(new SelectedProbabilityEvaluator<T>(layer, v, std::move(selection)));
+    }
+    case MetricSpec::kAttentionEntropy:
+    case MetricSpec::kMaxSoftmax: {
+      const bool entropy = spec.kind_case() == MetricSpec::kAttentionEntropy;
+      const AttentionStatistic& stat = entropy ? spec.attention_entropy() : spec.max_softmax();
+      ASSIGN_OR_RETURN(AttentionLayer<T>* layer,
+                       FindAttention(model, stat.layer(),
+                                     entropy ? "attention_entropy.layer" : "max_softmax.layer"));
+      return Result(new AttentionStatisticEvaluator<T>(layer, entropy));
+    }
+    case MetricSpec::kParamNorm: {
+      const Parameter<T>* param = model.FindParameter(spec.param_norm().param());
+      if (param == nullptr) {
+        std::string known;
+        for (const Parameter<T>* p : model.parameters()) {
+          absl::StrAppend(&known, known.empty() ? "" : ", ", p->name);
+        }
+        return FieldError("param_norm.param", absl::StrCat("no parameter '",
+                                                           spec.param_norm().param(),
+                                                           "'; parameters: ", known));
+      }
+      return Result(new ParameterNormEvaluator<T>(param));
+    }
+    case MetricSpec::KIND_NOT_SET:
+      break;
+  }
+  return FieldError("kind",
+                    "missing required field: one of max_margin, selected_probability, "
+                    "attention_entropy, max_softmax, param_norm");
+}
+
+template absl::StatusOr<std::unique_ptr<MetricEvaluator<float>>> CreateMetricEvaluator(
+    const MetricSpec&, const Model<float>&, const Dataset<float>&);
+template absl::StatusOr<std::unique_ptr<MetricEvaluator<double>>> CreateMetricEvaluator(
+    const MetricSpec&, const Model<double>&, const Dataset<double>&);
+
+}  // namespace attnlab

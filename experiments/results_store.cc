@@ -1,0 +1,180 @@
+#include "experiments/results_store.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "google/protobuf/text_format.h"
+
+namespace attnlab {
+namespace {
+
+absl::Status ErrnoError(const std::string& what) {
+  return absl::InternalError(absl::StrCat(what, ": ", std::strerror(errno)));
+}
+
+bool Exists(const std::string& path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0;
+}
+
+// CSV field, quoted when it holds a comma, quote or newline.
+std::string CsvField(const std::string& field) {
+  if (field.find_first_of(",\"\n") == std::string::npos) return field;
+  std::string quoted = "\"";
+  for (char c : field) {
+    if (c == '"') quoted += '"';
+    quoted += c;
+  }
+  return quoted + "\"";
+}
+
+std::string FormatValue(double value) { return absl::StrFormat("%.17g", value); }
+
+absl::Status RemoveTree(const std::string& path) {
+  // Only ever called on our own temporary trial directories, which hold plain files.
+  for (const char* file : {"metrics.csv", "spec.textproto"}) {
+    std::remove((path + "/" + file).c_str());
+  }
+  if (rmdir(path.c_str()) != 0 && errno != ENOENT) return ErrnoError("rmdir " + path);
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status WriteFileAtomically(const std::string& path, absl::string_view contents) {
+  const std::string temporary = absl::StrCat(path, ".tmp.", getpid());
+  const int fd = open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (fd < 0) return ErrnoError("cannot create " + temporary);
+  size_t written = 0;
+  while (written < contents.size()) {
+    const ssize_t n = write(fd, contents.data() + written, contents.size() - written);
+    if (n < 0) {
+      close(fd);
+      return ErrnoError("cannot write " + temporary);
+    }
+    written += static_cast<size_t>(n);
+  }
+  if (fsync(fd) != 0 || close(fd) != 0) return ErrnoError("cannot flush " + temporary);
+  if (rename(temporary.c_str(), path.c_str()) != 0) return ErrnoError("cannot rename to " + path);
+  return absl::OkStatus();
+}
+
+absl::Status MakeDirectories(const std::string& path) {
+  std::string prefix;
+  for (absl::string_view part : absl::StrSplit(path, '/')) {
+    absl::StrAppend(&prefix, part, "/");
+    if (part.empty() || part == ".") continue;
+    if (mkdir(prefix.c_str(), 0755) != 0 && errno != EEXIST) {
+      return ErrnoError("cannot create directory " + prefix);
+    }
+  }
+  return absl::OkStatus();
+}
+
+std::string MetricsCsv(const TrialResult& result) {
+  std::string csv = "step,metric,value\n";
+  for (const MetricPoint& point : result.points) {
+    absl::StrAppend(&csv, point.step, ",", point.metric, ",", FormatValue(point.value), "\n");
+  }
+  return csv;
+}
+
+absl::StatusOr<TrialResult> ParseMetricsCsv(absl::string_view csv, const std::string& file) {
+  TrialResult result;
+  int line_number = 0;
+  for (absl::string_view line : absl::StrSplit(csv, '\n', absl::SkipEmpty())) {
+    ++line_number;
+    if (line_number == 1) {
+      if (line != "step,metric,value") {
+        return absl::DataLossError(absl::StrCat(file, ":1: expected header step,metric,value"));
+      }
+      continue;
+    }
+    std::vector<absl::string_view> fields = absl::StrSplit(line, ',');
+    MetricPoint point;
+    if (fields.size() != 3 || !absl::SimpleAtoi(fields[0], &point.step) ||
+        !absl::SimpleAtod(fields[2], &point.value)) {
+      return absl::DataLossError(absl::StrCat(file, ":", line_number, ": malformed row"));
+    }
+    point.metric = std::string(fields[1]);
+    result.points.push_back(std::move(point));
+  }
+  return result;
+}
+
+absl::StatusOr<std::optional<TrialResult>> ResultsStore::Load(const std::string& id) const {
+  const std::string path = TrialDir(id) + "/metrics.csv";
+  if (!Exists(path)) return std::optional<TrialResult>();
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  absl::StatusOr<TrialResult> result = ParseMetricsCsv(text.str(), path);
+  if (!result.ok()) return result.status();
+  return std::optional<TrialResult>(std::move(*result));
+}
+
+absl::Status ResultsStore::Save(const Trial& trial, const TrialResult& result) const {
+  if (absl::Status s = MakeDirectories(dir_); !s.ok()) return s;
+  const std::string temporary = absl::StrCat(dir_, "/.", trial.id, ".tmp.", getpid());
+  if (absl::Status s = RemoveTree(temporary); !s.ok()) return s;
+  if (mkdir(temporary.c_str(), 0755) != 0) return ErrnoError("cannot create " + temporary);
+  std::string spec_text;
+  google::protobuf::TextFormat::PrintToString(trial.spec, &spec_text);
+  if (absl::Status s = WriteFileAtomically(temporary + "/spec.textproto", spec_text); !s.ok()) {
+    return s;
+  }
+  if (absl::Status s = WriteFileAtomically(temporary + "/metrics.csv", MetricsCsv(result));
+      !s.ok()) {
+    return s;
+  }
+  const std::string final_dir = TrialDir(trial.id);
+  if (Exists(final_dir)) {
+    if (absl::Status s = RemoveTree(final_dir); !s.ok()) return s;
+  }
+  if (rename(temporary.c_str(), final_dir.c_str()) != 0) {
+    return ErrnoError("cannot rename " + temporary + " to " + final_dir);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ResultsStore::WriteSummary(const std::vector<std::string>& sweep_columns,
+                                        const std::vector<std::string>& metric_names,
+                                        const std::vector<Trial>& trials,
+                                        const std::vector<std::optional<TrialResult>>& results,
+                                        const std::vector<std::string>& errors) const {
+  if (absl::Status s = MakeDirectories(dir_); !s.ok()) return s;
+  std::string csv = "trial";
+  for (const std::string& column : sweep_columns) absl::StrAppend(&csv, ",", CsvField(column));
+  absl::StrAppend(&csv, ",status");
+  for (const std::string& metric : metric_names) absl::StrAppend(&csv, ",", CsvField(metric));
+  csv += "\n";
+  for (size_t i = 0; i < trials.size(); ++i) {
+    absl::StrAppend(&csv, trials[i].id);
+    for (const auto& label : trials[i].labels) absl::StrAppend(&csv, ",", CsvField(label.second));
+    if (results[i].has_value()) {
+      absl::StrAppend(&csv, ",ok");
+      for (const std::string& metric : metric_names) {
+        absl::StrAppend(&csv, ",", FormatValue(results[i]->Final(metric)));
+      }
+    } else {
+      absl::StrAppend(&csv, ",", CsvField("failed: " + errors[i]));
+      for (size_t m = 0; m < metric_names.size(); ++m) csv += ",";
+    }
+    csv += "\n";
+  }
+  return WriteFileAtomically(dir_ + "/summary.csv", csv);
+}
+
+}  // namespace attnlab

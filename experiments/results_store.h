@@ -1,0 +1,61 @@
+// The results store: one directory per trial, written atomically, so a run never loses
+// finished results and a rerun skips them.
+//
+//   DIR/summary.csv               one row per trial: id, swept values, status, final metrics
+//   DIR/<trial id>/metrics.csv    step,metric,value
+//   DIR/<trial id>/spec.textproto the resolved spec of the trial
+#ifndef ATTNLAB_EXPERIMENTS_RESULTS_STORE_H_
+#define ATTNLAB_EXPERIMENTS_RESULTS_STORE_H_
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "experiments/sweep.h"
+#include "experiments/trial_runner.h"
+
+namespace attnlab {
+
+// Writes `contents` to a temporary file beside `path`, then renames it over `path`: readers see
+// the old file or the new one, never half of one.
+absl::Status WriteFileAtomically(const std::string& path, absl::string_view contents);
+
+// mkdir -p.
+absl::Status MakeDirectories(const std::string& path);
+
+// The metrics.csv text of a result, and back. Values print with 17 significant digits, so
+// they read back bit-identical.
+std::string MetricsCsv(const TrialResult& result);
+absl::StatusOr<TrialResult> ParseMetricsCsv(absl::string_view csv, const std::string& file);
+
+class ResultsStore {
+ public:
+  explicit ResultsStore(std::string dir) : dir_(std::move(dir)) {}
+
+  const std::string& dir() const { return dir_; }
+  std::string TrialDir(const std::string& id) const { return dir_ + "/" + id; }
+
+  // The finished result of a trial, or nullopt if it has none.
+  absl::StatusOr<std::optional<TrialResult>> Load(const std::string& id) const;
+
+  // Writes the trial's directory under a temporary name and renames it into place.
+  absl::Status Save(const Trial& trial, const TrialResult& result) const;
+
+  // summary.csv: trial, the sweep columns, status, then the final value of each metric.
+  // `results[i]` belongs to `trials[i]`; a missing result is a failed trial with `errors[i]`.
+  absl::Status WriteSummary(const std::vector<std::string>& sweep_columns,
+                            const std::vector<std::string>& metric_names,
+                            const std::vector<Trial>& trials,
+                            const std::vector<std::optional<TrialResult>>& results,
+                            const std::vector<std::string>& errors) const;
+
+ private:
+  std::string dir_;
+};
+
+}  // namespace attnlab
+
+#endif  // ATTNLAB_EXPERIMENTS_RESULTS_STORE_H_

@@ -1,0 +1,105 @@
+// The experiment runner: `bazel run //experiments:run -- --spec=FILE --out=DIR`. The
+// per-paper targets (//experiments:max_margin, ...) are this binary with a default spec.
+//
+// Exit status: 0 success; 1 a trial failed or results could not be written; 2 bad flags or spec.
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <string>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
+#include "absl/strings/str_cat.h"
+#include "attention/plugin_registry.h"
+#include "experiments/runner.h"
+
+ABSL_FLAG(std::string, spec, "",
+          "Experiment spec, a text-format attnlab.ExperimentSpec. A relative path resolves "
+          "against the directory `bazel run` was started from.");
+ABSL_FLAG(std::string, default_spec, "",
+          "The spec used without --spec (set by per-experiment targets; relative to the "
+          "runfiles).");
+ABSL_FLAG(std::string, out, "",
+          "Results directory (summary.csv, <trial>/metrics.csv, <trial>/spec.textproto). "
+          "Default: attnlab_results/<spec name>. Relative paths resolve like --spec.");
+ABSL_FLAG(int, threads, 1, "Threads for the run.");
+ABSL_FLAG(bool, dry_run, false, "Only check the spec: parse it and build every trial.");
+ABSL_FLAG(bool, list_plugins, false, "List the registered layer and loss plugins and exit.");
+
+namespace attnlab {
+namespace {
+
+// `bazel run` starts programs in their runfiles tree; users mean paths relative to where they
+// typed the command.
+std::string ResolveUserPath(const std::string& path) {
+  const char* cwd = std::getenv("BUILD_WORKING_DIRECTORY");
+  if (path.empty() || path[0] == '/' || cwd == nullptr) return path;
+  return absl::StrCat(cwd, "/", path);
+}
+
+template <typename Product>
+void ListPlugins(const Registry<Product>& registry) {
+  std::printf("%s plugins:\n", registry.kind().c_str());
+  for (const std::string& name : registry.Names()) {
+    const auto* entry = registry.Find(name);
+    std::printf("  %-14s %s%s\n", name.c_str(), entry->summary.c_str(),
+                entry->config_type ? absl::StrCat(" [config: ", entry->config_type->full_name(), "]").c_str()
+                                   : "");
+  }
+}
+
+int Main(int argc, char** argv) {
+  absl::SetProgramUsageMessage(
+      "Runs an attnlab experiment spec.\n  run --spec=FILE [--out=DIR] [--threads=N] "
+      "[--dry_run] [--list_plugins]");
+  absl::ParseCommandLine(argc, argv);
+  if (absl::GetFlag(FLAGS_list_plugins)) {
+    ListPlugins(LayerRegistry<double>());
+    ListPlugins(LossRegistry<double>());
+    return 0;
+  }
+  if (absl::GetFlag(FLAGS_threads) < 1) {
+    std::fprintf(stderr, "--threads=%d: must be >= 1\n", absl::GetFlag(FLAGS_threads));
+    return 2;
+  }
+  std::string spec_path = ResolveUserPath(absl::GetFlag(FLAGS_spec));
+  if (spec_path.empty()) spec_path = absl::GetFlag(FLAGS_default_spec);
+  if (spec_path.empty()) {
+    std::fprintf(stderr, "--spec: missing; give the experiment spec file (--spec=FILE)\n");
+    return 2;
+  }
+  absl::StatusOr<ParsedSpec> parsed = ReadSpecFile(spec_path);
+  if (!parsed.ok()) {
+    std::fprintf(stderr, "%s\n", std::string(parsed.status().message()).c_str());
+    return 2;
+  }
+  RunOptions options;
+  options.threads = absl::GetFlag(FLAGS_threads);
+  options.dry_run = absl::GetFlag(FLAGS_dry_run);
+  options.out_dir = absl::GetFlag(FLAGS_out);
+  if (options.out_dir.empty()) {
+    const std::string name = parsed->spec.name().empty() ? "experiment" : parsed->spec.name();
+    options.out_dir = absl::StrCat("attnlab_results/", name);
+  }
+  options.out_dir = ResolveUserPath(options.out_dir);
+
+  absl::StatusOr<ExperimentResult> result = RunExperiment(*parsed, options);
+  if (!result.ok()) {
+    std::fprintf(stderr, "%s\n", std::string(result.status().message()).c_str());
+    return absl::IsInvalidArgument(result.status()) ? 2 : 1;
+  }
+  if (options.dry_run) {
+    std::printf("%s: OK, %zu trial(s)\n", spec_path.c_str(), result->trials.size());
+    return 0;
+  }
+  std::cout << SummaryTable(parsed->spec, *result);
+  std::fprintf(stderr, "results: %s (%zu trials, %d reused, %d failed)\n",
+               options.out_dir.c_str(), result->trials.size(), result->reused, result->failed);
+  return result->failed > 0 ? 1 : 0;
+}
+
+}  // namespace
+}  // namespace attnlab
+
+int main(int argc, char** argv) { return attnlab::Main(argc, argv); }

@@ -1,0 +1,49 @@
+// Running an experiment: validate every trial, train the unfinished ones, store the results.
+#ifndef ATTNLAB_EXPERIMENTS_RUNNER_H_
+#define ATTNLAB_EXPERIMENTS_RUNNER_H_
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "experiments/results_store.h"
+#include "experiments/spec_loader.h"
+#include "experiments/sweep.h"
+#include "experiments/trial_runner.h"
+
+namespace attnlab {
+
+struct RunOptions {
+  // Where the results store lives (see results_store.h).
+  std::string out_dir;
+  int threads = 1;
+  // Only check the spec: parse, expand the sweep and build every trial.
+  bool dry_run = false;
+  // Progress on stderr.
+  bool progress = true;
+};
+
+struct ExperimentResult {
+  std::vector<Trial> trials;
+  // Per trial: the result, or nullopt and an error message when it failed.
+  std::vector<std::optional<TrialResult>> results;
+  std::vector<std::string> errors;
+  std::vector<std::string> metric_names;
+  // Trials whose finished results were found in the store and not rerun.
+  int reused = 0;
+  int failed = 0;
+};
+
+// A spec error is InvalidArgument "file:line:column: field: message", before any trial runs. A
+// trial that fails at run time does not stop the others; it is reported in the result and in
+// summary.csv.
+absl::StatusOr<ExperimentResult> RunExperiment(const ParsedSpec& parsed,
+                                               const RunOptions& options);
+
+// The table printed on stdout: per trial, the report steps against the report metrics.
+std::string SummaryTable(const ExperimentSpec& spec, const ExperimentResult& result);
+
+}  // namespace attnlab
+
+#endif  // ATTNLAB_EXPERIMENTS_RUNNER_H_

@@ -1,0 +1,111 @@
+#include "experiments/spec_loader.h"
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "absl/strings/str_cat.h"
+#include "attention/field_error.h"
+#include "experiments/field_path.h"
+#include "google/protobuf/descriptor.h"
+
+namespace attnlab {
+namespace {
+
+using google::protobuf::Descriptor;
+using google::protobuf::FieldDescriptor;
+using google::protobuf::Message;
+using ParseInfoTree = google::protobuf::TextFormat::ParseInfoTree;
+
+// Keeps the first error: later ones are usually consequences of it.
+class FirstError : public google::protobuf::io::ErrorCollector {
+ public:
+  explicit FirstError(std::string file) : file_(std::move(file)) {}
+  void AddError(int line, int column, const std::string& message) override {
+    if (error_.empty()) error_ = absl::StrCat(file_, ":", line + 1, ":", column + 1, ": ", message);
+  }
+  const std::string& error() const { return error_; }
+
+ private:
+  std::string file_;
+  std::string error_;
+};
+
+}  // namespace
+
+SpecLocator::SpecLocator(std::string file, const ExperimentSpec& spec,
+                         std::unique_ptr<ParseInfoTree> tree)
+    : file_(std::move(file)), spec_(spec), tree_(std::move(tree)) {}
+
+std::string SpecLocator::Locate(absl::string_view field_path) const {
+  int line = 0, column = 0;  // 0-based; stays at the file start if nothing matches
+  auto path = ParseFieldPath(field_path);
+  const ParseInfoTree* tree = tree_.get();
+  const Message* message = &spec_;
+  std::unique_ptr<Message> unpacked;  // owns the content of the last Any stepped into
+  for (const PathComponent& component : path.ok() ? *path : std::vector<PathComponent>()) {
+    const Descriptor* descriptor = message->GetDescriptor();
+    if (descriptor->full_name() == "google.protobuf.Any") {
+      // The parse tree records an Any's expanded content directly under the Any's node.
+      const Descriptor* content = AnyContentType(*message);
+      if (content == nullptr) break;
+      std::unique_ptr<Message> inner(
+          google::protobuf::MessageFactory::generated_factory()->GetPrototype(content)->New());
+      inner->ParseFromString(message->GetReflection()->GetString(
+          *message, descriptor->FindFieldByName("value")));
+      unpacked = std::move(inner);
+      message = unpacked.get();
+      descriptor = content;
+    }
+    const FieldDescriptor* field = descriptor->FindFieldByName(component.name);
+    if (field == nullptr) break;
+    const int index = field->is_repeated() ? std::max(component.index, 0) : -1;
+    const google::protobuf::TextFormat::ParseLocation location = tree->GetLocation(field, index);
+    if (location.line < 0) break;
+    line = location.line;
+    column = location.column;
+    if (field->cpp_type() != FieldDescriptor::CPPTYPE_MESSAGE) break;
+    tree = tree->GetTreeForNested(field, index);
+    if (tree == nullptr) break;
+    const google::protobuf::Reflection* reflection = message->GetReflection();
+    if (field->is_repeated()) {
+      if (index >= reflection->FieldSize(*message, field)) break;
+      message = &reflection->GetRepeatedMessage(*message, field, index);
+    } else {
+      message = &reflection->GetMessage(*message, field);
+    }
+  }
+  return absl::StrCat(file_, ":", line + 1, ":", column + 1);
+}
+
+std::string SpecLocator::Format(const absl::Status& status) const {
+  return absl::StrCat(Locate(ErrorField(status)), ": ", status.message());
+}
+
+absl::StatusOr<ParsedSpec> ParseSpecText(absl::string_view text, const std::string& file) {
+  ParsedSpec parsed;
+  auto tree = std::make_unique<ParseInfoTree>();
+  google::protobuf::TextFormat::Parser parser;
+  FirstError errors(file);
+  parser.RecordErrorsTo(&errors);
+  parser.WriteLocationsTo(tree.get());
+  if (!parser.ParseFromString(std::string(text), &parsed.spec)) {
+    return absl::InvalidArgumentError(errors.error());
+  }
+  parsed.locator = std::make_shared<SpecLocator>(file, parsed.spec, std::move(tree));
+  return parsed;
+}
+
+absl::StatusOr<ParsedSpec> ReadSpecFile(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) {
+    return absl::NotFoundError(
+        absl::StrCat(path, ": cannot read spec file (", std::strerror(errno), ")"));
+  }
+  std::stringstream text;
+  text << in.rdbuf();
+  return ParseSpecText(text.str(), path);
+}
+
+}  // namespace attnlab

@@ -1,0 +1,53 @@
+// Reading experiment specs: text format with every error located as file:line:column.
+#ifndef ATTNLAB_EXPERIMENTS_SPEC_LOADER_H_
+#define ATTNLAB_EXPERIMENTS_SPEC_LOADER_H_
+
+#include <memory>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "experiments/experiment.pb.h"
+#include "google/protobuf/text_format.h"
+
+namespace attnlab {
+
+// Where each field of a parsed spec was written.
+class SpecLocator {
+ public:
+  SpecLocator(std::string file, const ExperimentSpec& spec,
+              std::unique_ptr<google::protobuf::TextFormat::ParseInfoTree> tree);
+
+  // "file:line:column" of the deepest field on `field_path` that the file wrote
+  // ("model.layer[0].config.p.value" -> the `value` line; if only `model` was written, its
+  // line). "file:1:1" when nothing on the path was written.
+  std::string Locate(absl::string_view field_path) const;
+
+  // The one-line message for a validation or build error: "file:line:column: <message>", at
+  // the field the error names (see attention/field_error.h).
+  std::string Format(const absl::Status& status) const;
+
+  const std::string& file() const { return file_; }
+
+ private:
+  std::string file_;
+  ExperimentSpec spec_;
+  std::unique_ptr<google::protobuf::TextFormat::ParseInfoTree> tree_;
+};
+
+struct ParsedSpec {
+  ExperimentSpec spec;
+  std::shared_ptr<const SpecLocator> locator;
+};
+
+// Syntax errors, unknown fields and wrong value types: InvalidArgument
+// "file:line:column: message". `file` names the text in messages.
+absl::StatusOr<ParsedSpec> ParseSpecText(absl::string_view text, const std::string& file);
+
+// As ParseSpecText; a missing or unreadable file is NotFound "file: cannot read spec file (...)".
+absl::StatusOr<ParsedSpec> ReadSpecFile(const std::string& path);
+
+}  // namespace attnlab
+
+#endif  // ATTNLAB_EXPERIMENTS_SPEC_LOADER_H_

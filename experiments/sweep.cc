@@ -1,0 +1,89 @@
+#include "experiments/sweep.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "attention/field_error.h"
+#include "experiments/field_path.h"
+#include "google/protobuf/text_format.h"
+
+namespace attnlab {
+namespace {
+
+std::string AxisName(const SweepSpec::Axis& axis) {
+  return axis.name().empty() ? axis.field() : axis.name();
+}
+
+// FNV-1a, 64 bit: stable across runs, machines and builds (unlike std::hash or absl::Hash).
+uint64_t Fnv1a(const std::string& bytes) {
+  uint64_t hash = 14695981039346656037ull;
+  for (unsigned char c : bytes) {
+    hash ^= c;
+    hash *= 1099511628211ull;
+  }
+  return hash;
+}
+
+std::string TrialId(const ExperimentSpec& resolved) {
+  std::string text;
+  google::protobuf::TextFormat::PrintToString(resolved, &text);
+  return absl::StrFormat("%012x", Fnv1a(text) & 0xffffffffffffull);
+}
+
+}  // namespace
+
+std::vector<std::string> SweepColumns(const ExperimentSpec& spec) {
+  std::vector<std::string> columns;
+  for (const SweepSpec::Axis& axis : spec.sweep().axis()) columns.push_back(AxisName(axis));
+  columns.push_back("seed");
+  return columns;
+}
+
+absl::StatusOr<std::vector<Trial>> ExpandSweep(const ExperimentSpec& spec) {
+  const SweepSpec& sweep = spec.sweep();
+  for (int a = 0; a < sweep.axis_size(); ++a) {
+    const SweepSpec::Axis& axis = sweep.axis(a);
+    const std::string path = absl::StrCat("sweep.axis[", a, "]");
+    if (axis.field().empty()) return FieldError(path + ".field", "missing required field 'field'");
+    if (axis.value_size() == 0) return FieldError(path + ".value", "list at least one value");
+    if (axis.label_size() != 0 && axis.label_size() != axis.value_size()) {
+      return FieldError(path + ".label",
+                        absl::StrCat("has ", axis.label_size(), " labels for ", axis.value_size(),
+                                     " values"));
+    }
+  }
+  std::vector<uint64_t> seeds(sweep.seed().begin(), sweep.seed().end());
+  if (seeds.empty()) seeds.push_back(spec.training().seed());
+
+  ExperimentSpec base = spec;
+  base.clear_sweep();
+  std::vector<Trial> trials;
+  std::vector<int> choice(sweep.axis_size(), 0);
+  for (;;) {
+    Trial point;
+    point.spec = base;
+    for (int a = 0; a < sweep.axis_size(); ++a) {
+      const SweepSpec::Axis& axis = sweep.axis(a);
+      const int v = choice[a];
+      absl::Status status = SetFieldFromText(&point.spec, axis.field(), axis.value(v));
+      if (!status.ok()) {
+        return FieldError(absl::StrCat("sweep.axis[", a, "].value[", v, "]"), status.message());
+      }
+      point.labels.emplace_back(AxisName(axis),
+                                axis.label_size() ? axis.label(v) : axis.value(v));
+    }
+    for (uint64_t seed : seeds) {
+      Trial trial = point;
+      trial.spec.mutable_training()->set_seed(seed);
+      trial.labels.emplace_back("seed", absl::StrCat(seed));
+      trial.id = TrialId(trial.spec);
+      trials.push_back(std::move(trial));
+    }
+    // Next grid point, last axis fastest.
+    int a = sweep.axis_size() - 1;
+    while (a >= 0 && ++choice[a] == sweep.axis(a).value_size()) choice[a--] = 0;
+    if (a < 0) break;
+  }
+  return trials;
+}
+
+}  // namespace attnlab

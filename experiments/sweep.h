@@ -1,0 +1,34 @@
+// Expanding a spec's sweep into trials: the grid of axis values times the seeds.
+#ifndef ATTNLAB_EXPERIMENTS_SWEEP_H_
+#define ATTNLAB_EXPERIMENTS_SWEEP_H_
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "experiments/experiment.pb.h"
+
+namespace attnlab {
+
+struct Trial {
+  // Content address: 12 hex digits of a hash of the resolved spec. Equal specs, equal ids, so a
+  // rerun finds its finished trials.
+  std::string id;
+  // The spec with this trial's values applied, training.seed set, and no sweep.
+  ExperimentSpec spec;
+  // (column name, value label) for each axis, then ("seed", seed).
+  std::vector<std::pair<std::string, std::string>> labels;
+};
+
+// In grid order (the last axis varies fastest, seeds innermost). Errors are FieldErrors
+// ("sweep.axis[1].value[2]: ...").
+absl::StatusOr<std::vector<Trial>> ExpandSweep(const ExperimentSpec& spec);
+
+// Column names of Trial::labels, in order.
+std::vector<std::string> SweepColumns(const ExperimentSpec& spec);
+
+}  // namespace attnlab
+
+#endif  // ATTNLAB_EXPERIMENTS_SWEEP_H_

@@ -1,0 +1,184 @@
+#include "experiments/trial_runner.h"
+
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "attention/field_error.h"
+#include "attention/model.h"
+#include "attention/status_macros.h"
+#include "datasets/dataset.h"
+#include "experiments/metric_evaluator.h"
+#include "solvers/optimizer.h"
+
+namespace attnlab {
+
+double TrialResult::At(int64_t step, const std::string& metric) const {
+  for (const MetricPoint& point : points) {
+    if (point.step == step && point.metric == metric) return point.value;
+  }
+  return std::numeric_limits<double>::quiet_NaN();
+}
+
+double TrialResult::Final(const std::string& metric) const {
+  for (auto it = points.rbegin(); it != points.rend(); ++it) {
+    if (it->metric == metric) return it->value;
+  }
+  return std::numeric_limits<double>::quiet_NaN();
+}
+
+namespace {
+
+absl::Status ValidateTraining(const ExperimentSpec& spec, bool stream) {
+  const TrainingSpec& training = spec.training();
+  if (!spec.has_training()) return FieldError("training", "missing required field 'training'");
+  if (training.steps() <= 0) return FieldError("training.steps", "missing or not > 0");
+  if (training.batch_size() < 0) return FieldError("training.batch_size", "must be >= 0");
+  if (stream && training.batch_size() == 0) {
+    return FieldError("training.batch_size", "a streaming dataset needs batch_size > 0");
+  }
+  if (training.log_every() < 0) return FieldError("training.log_every", "must be >= 0");
+  for (int64_t step : training.log_step()) {
+    if (step < 0 || step > training.steps()) {
+      return FieldError("training.log_step",
+                        absl::StrCat("step ", step, " is not in 0..", training.steps()));
+    }
+  }
+  std::set<std::string> names = {"loss"};
+  for (int i = 0; i < spec.metric_size(); ++i) {
+    const std::string& name = spec.metric(i).name();
+    if (name.empty()) {
+      return FieldError(absl::StrCat("metric[", i, "].name"), "missing required field 'name'");
+    }
+    if (name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./-") !=
+        std::string::npos) {
+      return FieldError(absl::StrCat("metric[", i, "].name"),
+                        "use letters, digits and _ . / - only (it is a CSV column)");
+    }
+    if (!names.insert(name).second) {
+      return FieldError(absl::StrCat("metric[", i, "].name"),
+                        absl::StrCat("metric name '", name, "' is used twice (\"loss\" is taken)"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+std::set<int64_t> LogSteps(const TrainingSpec& training) {
+  std::set<int64_t> steps = {0, training.steps()};
+  steps.insert(training.log_step().begin(), training.log_step().end());
+  if (training.log_every() > 0) {
+    for (int64_t s = 0; s <= training.steps(); s += training.log_every()) steps.insert(s);
+  }
+  return steps;
+}
+
+template <typename T>
+class TypedTrialRunner : public TrialRunner {
+ public:
+  static absl::StatusOr<std::unique_ptr<TrialRunner>> Create(const ExperimentSpec& spec,
+                                                             int threads) {
+    std::unique_ptr<TypedTrialRunner<T>> runner(new TypedTrialRunner<T>(spec, threads));
+    for (const char* part : {"model", "dataset", "optimizer"}) {
+      if (!spec.GetReflection()->HasField(spec, spec.GetDescriptor()->FindFieldByName(part))) {
+        return FieldError(part, absl::StrCat("missing required field '", part, "'"));
+      }
+    }
+    auto dataset = CreateDataset<T>(spec.dataset());
+    if (!dataset.ok()) return PrefixErrorField("dataset", dataset.status());
+    runner->dataset_ = std::move(*dataset);
+    RETURN_IF_ERROR(ValidateTraining(spec, runner->dataset_->train() == nullptr));
+
+    const Shape inputs = runner->dataset_->input_shape();
+    const Shape targets = runner->dataset_->target_shape();
+    const int batch = spec.training().batch_size() > 0 ? spec.training().batch_size() : inputs.batch;
+    auto model = Model<T>::Create(spec.model(), {batch, inputs.rows, inputs.cols},
+                                  {batch, targets.rows, targets.cols}, runner->ctx_);
+    if (!model.ok()) return PrefixErrorField("model", model.status());
+    runner->model_ = std::move(*model);
+
+    auto optimizer = CreateOptimizer<T>(spec.optimizer());
+    if (!optimizer.ok()) return PrefixErrorField("optimizer", optimizer.status());
+    runner->optimizer_ = std::move(*optimizer);
+
+    runner->names_.push_back("loss");
+    for (int i = 0; i < spec.metric_size(); ++i) {
+      auto metric = CreateMetricEvaluator<T>(spec.metric(i), *runner->model_, *runner->dataset_);
+      if (!metric.ok()) return PrefixErrorField(absl::StrCat("metric[", i, "]"), metric.status());
+      runner->metrics_.push_back(std::move(*metric));
+      runner->names_.push_back(spec.metric(i).name());
+    }
+    return std::unique_ptr<TrialRunner>(std::move(runner));
+  }
+
+  absl::StatusOr<TrialResult> Run(const std::function<void(const Progress&)>& progress) override {
+    const TrainingSpec& training = spec_.training();
+    const std::set<int64_t> log_steps = LogSteps(training);
+    TrialResult result;
+    Batch<T> minibatch;
+    double last_loss = std::numeric_limits<double>::quiet_NaN();
+    auto last_report = std::chrono::steady_clock::now();
+    for (int64_t step = 0;; ++step) {
+      const Batch<T>* batch = dataset_->train();
+      if (training.batch_size() > 0) {
+        dataset_->Next(training.batch_size(), ctx_.rng(), &minibatch);
+        batch = &minibatch;
+      }
+      const bool log = log_steps.count(step) > 0;
+      model_->Forward(batch->inputs, ctx_);
+      const double loss = static_cast<double>(model_->ComputeLoss(batch->targets));
+      if (!std::isfinite(loss)) {
+        return absl::InternalError(absl::StrCat("loss is ", loss, " at step ", step));
+      }
+      if (log) {
+        last_loss = loss;
+        result.points.push_back({step, "loss", loss});
+        for (size_t m = 0; m < metrics_.size(); ++m) {
+          absl::StatusOr<double> value = metrics_[m]->Evaluate(*model_, *batch);
+          if (!value.ok()) {
+            return absl::Status(value.status().code(),
+                                absl::StrCat("metric '", names_[m + 1], "' at step ", step, ": ",
+                                             value.status().message()));
+          }
+          result.points.push_back({step, names_[m + 1], *value});
+        }
+      }
+      const auto now = std::chrono::steady_clock::now();
+      if (progress && (step == training.steps() || now - last_report > std::chrono::seconds(1))) {
+        progress({step, training.steps(), last_loss});
+        last_report = now;
+      }
+      if (step == training.steps()) break;
+      model_->Backward(ctx_);
+      optimizer_->Step(model_->parameters(), step);
+    }
+    return result;
+  }
+
+  const std::vector<std::string>& metric_names() const override { return names_; }
+
+ private:
+  TypedTrialRunner(const ExperimentSpec& spec, int threads)
+      : spec_(spec), ctx_(spec.training().seed(), threads) {}
+
+  ExperimentSpec spec_;
+  ExecContext ctx_;
+  std::unique_ptr<Dataset<T>> dataset_;
+  std::unique_ptr<Model<T>> model_;
+  std::unique_ptr<Optimizer<T>> optimizer_;
+  std::vector<std::unique_ptr<MetricEvaluator<T>>> metrics_;
+  std::vector<std::string> names_;
+};
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<TrialRunner>> TrialRunner::Create(const ExperimentSpec& spec,
+                                                                 int threads) {
+  if (spec.model().dtype() == ModelSpec::FLOAT) {
+    return TypedTrialRunner<float>::Create(spec, threads);
+  }
+  return TypedTrialRunner<double>::Create(spec, threads);
+}
+
+}  // namespace attnlab

@@ -1,0 +1,55 @@
+// One trial: build dataset, model, optimizer and metrics from a resolved spec, then train.
+#ifndef ATTNLAB_EXPERIMENTS_TRIAL_RUNNER_H_
+#define ATTNLAB_EXPERIMENTS_TRIAL_RUNNER_H_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "experiments/experiment.pb.h"
+
+namespace attnlab {
+
+struct MetricPoint {
+  int64_t step;
+  std::string metric;
+  double value;
+};
+
+struct TrialResult {
+  // "loss" first, then the spec's metrics, at every logged step, in step order.
+  std::vector<MetricPoint> points;
+  // The value of `metric` at `step`, or NaN.
+  double At(int64_t step, const std::string& metric) const;
+  // The value at the last logged step, or NaN.
+  double Final(const std::string& metric) const;
+};
+
+struct Progress {
+  int64_t step;
+  int64_t steps;
+  double loss;  // at the last logged step
+};
+
+class TrialRunner {
+ public:
+  virtual ~TrialRunner() = default;
+
+  // Builds everything the trial needs; this is also the dry run that checks a spec. Errors are
+  // FieldErrors relative to the ExperimentSpec ("model.layer[0].config.p.value: ...").
+  static absl::StatusOr<std::unique_ptr<TrialRunner>> Create(const ExperimentSpec& spec,
+                                                             int threads = 1);
+
+  // Trains; `progress` (may be empty) is called now and then from this thread.
+  virtual absl::StatusOr<TrialResult> Run(const std::function<void(const Progress&)>& progress) = 0;
+
+  // "loss" and the spec's metric names, in column order.
+  virtual const std::vector<std::string>& metric_names() const = 0;
+};
+
+}  // namespace attnlab
+
+#endif  // ATTNLAB_EXPERIMENTS_TRIAL_RUNNER_H_

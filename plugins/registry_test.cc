@@ -1,0 +1,108 @@
+// Walks the whole registry: the registered names are exactly the declared plugins, and every
+// plugin passes the same conformance and gradient suite with its default config and with each
+// example config it registered.
+#include <set>
+#include <string>
+
+#include "attention/attention_layer.h"
+#include "attention/gradient_check.h"
+#include "attention/plugin_registry.h"
+#include "google/protobuf/dynamic_message.h"
+#include "google/protobuf/text_format.h"
+#include "gtest/gtest.h"
+
+namespace attnlab {
+namespace {
+
+// Adding a plugin: add its name here (and its library to plugins/BUILD :all).
+const std::set<std::string> kDeclaredLayers = {"softmax"};
+const std::set<std::string> kDeclaredLosses = {"correlation", "exponential", "logistic",
+                                               "squared"};
+
+template <typename Product>
+std::set<std::string> Names(const Registry<Product>& registry) {
+  const std::vector<std::string> names = registry.Names();
+  return {names.begin(), names.end()};
+}
+
+TEST(PluginRegistryTest, RegisteredNamesEqualTheDeclaredList) {
+  EXPECT_EQ(Names(LayerRegistry<double>()), kDeclaredLayers);
+  EXPECT_EQ(Names(LayerRegistry<float>()), kDeclaredLayers);
+  EXPECT_EQ(Names(LossRegistry<double>()), kDeclaredLosses);
+  EXPECT_EQ(Names(LossRegistry<float>()), kDeclaredLosses);
+}
+
+// The default config (empty Any) and each registered example, packed as the spec would.
+std::vector<google::protobuf::Any> Configs(const Registry<Layer<double>>::Entry& entry) {
+  std::vector<google::protobuf::Any> configs(1);
+  if (entry.config_type == nullptr) return configs;
+  google::protobuf::DynamicMessageFactory factory;
+  for (const std::string& text : entry.examples) {
+    std::unique_ptr<google::protobuf::Message> message(
+        factory.GetPrototype(entry.config_type)->New());
+    EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, message.get()))
+        << entry.name << ": example does not parse: " << text;
+    google::protobuf::Any any;
+    any.set_type_url("type.googleapis.com/" + entry.config_type->full_name());
+    any.set_value(message->SerializeAsString());
+    configs.push_back(any);
+  }
+  return configs;
+}
+
+TEST(PluginRegistryTest, EveryLayerPassesConformanceAndGradientChecks) {
+  const Shape input{3, 5, 4};
+  for (const std::string& name : LayerRegistry<double>().Names()) {
+    const auto& entry = *LayerRegistry<double>().Find(name);
+    for (const google::protobuf::Any& config : Configs(entry)) {
+      SCOPED_TRACE(name + " " + config.ShortDebugString());
+      auto layer = LayerRegistry<double>().Create(name, config);
+      auto layer_f = LayerRegistry<float>().Create(name, config);
+      ASSERT_TRUE(layer.ok()) << layer.status();
+      ASSERT_TRUE(layer_f.ok()) << layer_f.status();
+      ExecContext ctx(3), ctx_f(3);
+      auto shape = (*layer)->Setup(input, ctx);
+      ASSERT_TRUE(shape.ok()) << shape.status();
+      ASSERT_TRUE((*layer_f)->Setup(input, ctx_f).ok());
+      EXPECT_EQ(shape->batch, input.batch);
+
+      Tensor<double> x(input), out;
+      x.flat().setRandom();
+      (*layer)->Forward(x, &out, ctx);
+      EXPECT_EQ(out.shape(), *shape);
+      EXPECT_TRUE(out.flat().allFinite());
+      // Same seed, same parameters: float agrees with double.
+      Tensor<float> xf(input), out_f;
+      xf.flat() = x.flat().cast<float>();
+      (*layer_f)->Forward(xf, &out_f, ctx_f);
+      EXPECT_LT((out.flat().cast<float>() - out_f.flat()).cwiseAbs().maxCoeff(), 1e-4);
+
+      if (AttentionLayer<double>* attention = (*layer)->AsAttention()) {
+        const Tensor<double>& probs = attention->attention();
+        EXPECT_EQ(probs.batch(), input.batch * attention->heads());
+        EXPECT_LT((probs.flat().rowwise().sum().array() - 1).abs().maxCoeff(), 1e-12);
+        EXPECT_GE(probs.flat().minCoeff(), 0.0);
+        const Matrix<double> m = attention->QueryKeyMatrix(0);
+        EXPECT_EQ(m.rows(), input.cols);
+        EXPECT_EQ(m.cols(), input.cols);
+      }
+      absl::Status gradients = CheckLayerGradients(**layer, x);
+      EXPECT_TRUE(gradients.ok()) << gradients;
+    }
+  }
+}
+
+TEST(PluginRegistryTest, EveryLossPassesItsGradientCheck) {
+  for (const std::string& name : LossRegistry<double>().Names()) {
+    auto loss = LossRegistry<double>().Create(name, google::protobuf::Any());
+    ASSERT_TRUE(loss.ok());
+    Tensor<double> pred({4, 1, 1}), target({4, 1, 1});
+    pred.flat().setRandom();
+    target.flat() << 1, -1, 1, -1;
+    ASSERT_TRUE((*loss)->Check(pred.shape(), target.shape()).ok()) << name;
+    EXPECT_TRUE(CheckLossGradient(**loss, pred, target).ok()) << name;
+  }
+}
+
+}  // namespace
+}  // namespace attnlab
