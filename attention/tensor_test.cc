@@ -63,6 +63,22 @@ TEST(SoftmaxTest, BackwardMatchesJacobian) {
   }
 }
 
+TEST(SoftmaxTest, BackwardKeepsPrecisionWhenSaturated) {
+  // probs ~ (1, 4e-31, 2e-35): the dominant token's gradient is ~ -1e-30. The textbook
+  // p_m (g_m - <g, p>) returns rounding noise of size 1e-16 (or 0) here.
+  Matrix<double> s(1, 3);
+  s << 0, -70, -80;
+  Matrix<double> p(1, 3), ds(1, 3);
+  SoftmaxRows(s, p);
+  Matrix<double> g(1, 3);
+  g << 1, 2, 3;
+  SoftmaxRowsBackward(p, g, ds);
+  // sum_j ds_j = 0, and for j != m the tiny entries are p_j (g_j - g_m) to full precision.
+  const double expected = -(p(0, 1) * (g(0, 1) - g(0, 0)) + p(0, 2) * (g(0, 2) - g(0, 0)));
+  EXPECT_NEAR(ds(0, 0) / expected, 1.0, 1e-12);
+  EXPECT_NEAR(ds(0, 1) / (p(0, 1) * (g(0, 1) - g(0, 0))), 1.0, 1e-12);
+}
+
 TEST(SoftmaxTest, LogSumExpDoesNotOverflow) {
   Eigen::VectorXd x(3);
   x << 1000, 1000, 999;

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "attention/status_macros.h"
+#include "experiments/first_parse_error.h"
 #include "google/protobuf/descriptor.h"
 #include "google/protobuf/text_format.h"
 
@@ -17,17 +18,6 @@ using google::protobuf::FieldDescriptor;
 using google::protobuf::Message;
 
 bool IsAny(const Descriptor* d) { return d->full_name() == "google.protobuf.Any"; }
-
-class ErrorCollector : public google::protobuf::io::ErrorCollector {
- public:
-  void AddError(int /*line*/, int column, const std::string& message) override {
-    if (error_.empty()) error_ = absl::StrCat("column ", column + 1, ": ", message);
-  }
-  const std::string& error() const { return error_; }
-
- private:
-  std::string error_;
-};
 
 absl::Status SetAt(Message* message, const std::vector<PathComponent>& path, size_t at,
                    absl::string_view value, absl::string_view full_path) {
@@ -65,11 +55,12 @@ absl::Status SetAt(Message* message, const std::vector<PathComponent>& path, siz
     }
     reflection->ClearField(message, field);
     google::protobuf::TextFormat::Parser parser;
-    ErrorCollector errors;
+    FirstParseError errors;
     parser.RecordErrorsTo(&errors);
     if (!parser.MergeFromString(absl::StrCat(field->name(), ": ", value), message)) {
       return absl::InvalidArgumentError(absl::StrCat("value '", value, "' for '", full_path,
-                                                     "' does not parse: ", errors.error()));
+                                                     "' does not parse: column ", errors.column(), ": ",
+                                                     errors.message()));
     }
     return absl::OkStatus();
   }

@@ -239,7 +239,7 @@ absl::StatusOr<std::unique_ptr<MetricEvaluator<T>>> CreateMetricEvaluator(
                                               *dataset.train()));
     }
     case MetricSpec::kSelectedProbability: {
-      const SelectedTokenProbability& sp = spec.selected_probability();
+      const SelectedTokenMetric& sp = spec.selected_probability();
       ASSIGN_OR_RETURN(AttentionLayer<T>* layer,
                        FindAttention(model, sp.layer(), "selected_probability.layer"));
       ASSIGN_OR_RETURN(TokenSelection selection,

@@ -19,7 +19,7 @@ ABSL_FLAG(std::string, spec, "",
           "against the directory `bazel run` was started from.");
 ABSL_FLAG(std::string, default_spec, "",
           "The spec used without --spec (set by per-experiment targets; relative to the "
-          "runfiles).");
+          "workspace root).");
 ABSL_FLAG(std::string, out, "",
           "Results directory (summary.csv, <trial>/metrics.csv, <trial>/spec.textproto). "
           "Default: attnlab_results/<spec name>. Relative paths resolve like --spec.");
@@ -36,6 +36,15 @@ std::string ResolveUserPath(const std::string& path) {
   const char* cwd = std::getenv("BUILD_WORKING_DIRECTORY");
   if (path.empty() || path[0] == '/' || cwd == nullptr) return path;
   return absl::StrCat(cwd, "/", path);
+}
+
+// Specs named by per-experiment targets live in the source tree: `bazel run` says where it is.
+// (Not runfiles: there the binary //experiments:max_margin would shadow the folder
+// experiments/max_margin/.)
+std::string ResolveWorkspacePath(const std::string& path) {
+  const char* workspace = std::getenv("BUILD_WORKSPACE_DIRECTORY");
+  if (path.empty() || path[0] == '/' || workspace == nullptr) return path;
+  return absl::StrCat(workspace, "/", path);
 }
 
 template <typename Product>
@@ -64,7 +73,7 @@ int Main(int argc, char** argv) {
     return 2;
   }
   std::string spec_path = ResolveUserPath(absl::GetFlag(FLAGS_spec));
-  if (spec_path.empty()) spec_path = absl::GetFlag(FLAGS_default_spec);
+  if (spec_path.empty()) spec_path = ResolveWorkspacePath(absl::GetFlag(FLAGS_default_spec));
   if (spec_path.empty()) {
     std::fprintf(stderr, "--spec: missing; give the experiment spec file (--spec=FILE)\n");
     return 2;

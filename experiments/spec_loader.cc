@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "attention/field_error.h"
 #include "experiments/field_path.h"
+#include "experiments/first_parse_error.h"
 #include "google/protobuf/descriptor.h"
 
 namespace attnlab {
@@ -17,20 +18,6 @@ using google::protobuf::Descriptor;
 using google::protobuf::FieldDescriptor;
 using google::protobuf::Message;
 using ParseInfoTree = google::protobuf::TextFormat::ParseInfoTree;
-
-// Keeps the first error: later ones are usually consequences of it.
-class FirstError : public google::protobuf::io::ErrorCollector {
- public:
-  explicit FirstError(std::string file) : file_(std::move(file)) {}
-  void AddError(int line, int column, const std::string& message) override {
-    if (error_.empty()) error_ = absl::StrCat(file_, ":", line + 1, ":", column + 1, ": ", message);
-  }
-  const std::string& error() const { return error_; }
-
- private:
-  std::string file_;
-  std::string error_;
-};
 
 }  // namespace
 
@@ -87,11 +74,12 @@ absl::StatusOr<ParsedSpec> ParseSpecText(absl::string_view text, const std::stri
   ParsedSpec parsed;
   auto tree = std::make_unique<ParseInfoTree>();
   google::protobuf::TextFormat::Parser parser;
-  FirstError errors(file);
+  FirstParseError errors;
   parser.RecordErrorsTo(&errors);
   parser.WriteLocationsTo(tree.get());
   if (!parser.ParseFromString(std::string(text), &parsed.spec)) {
-    return absl::InvalidArgumentError(errors.error());
+    return absl::InvalidArgumentError(
+        absl::StrCat(file, ":", errors.line(), ":", errors.column(), ": ", errors.message()));
   }
   parsed.locator = std::make_shared<SpecLocator>(file, parsed.spec, std::move(tree));
   return parsed;

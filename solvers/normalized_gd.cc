@@ -6,7 +6,7 @@ namespace attnlab {
 
 template <typename T>
 void NormalizedGdOptimizer<T>::Apply(const std::vector<Parameter<T>*>& params, T lr) {
-  const T eps = static_cast<T>(config_.has_eps() ? config_.eps() : 1e-12);
+  const T eps = static_cast<T>(config_.eps());
   T global_norm = 0;
   if (config_.normalization() == NormalizedGradientDescent::GLOBAL) {
     for (const Parameter<T>* p : params) {
@@ -18,6 +18,7 @@ void NormalizedGdOptimizer<T>::Apply(const std::vector<Parameter<T>*>& params, T
     if (p->frozen) continue;
     const T norm =
         config_.normalization() == NormalizedGradientDescent::GLOBAL ? global_norm : p->grad.norm();
+    if (norm + eps == 0) continue;  // no direction to follow
     p->value -= (lr / (norm + eps)) * p->grad;
   }
 }

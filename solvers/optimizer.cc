@@ -32,6 +32,7 @@ absl::StatusOr<std::unique_ptr<Optimizer<T>>> CreateOptimizer(const OptimizerSpe
     case OptimizerSpec::kGd:
       return std::unique_ptr<Optimizer<T>>(new SgdOptimizer<T>(spec, Sgd()));
     case OptimizerSpec::kNormalizedGd:
+      if (spec.normalized_gd().eps() < 0) return FieldError("normalized_gd.eps", "must be >= 0");
       return std::unique_ptr<Optimizer<T>>(new NormalizedGdOptimizer<T>(spec, spec.normalized_gd()));
     case OptimizerSpec::kSgd:
       if (spec.sgd().momentum() < 0 || spec.sgd().momentum() >= 1) {
