@@ -15,7 +15,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
-#include "google/protobuf/text_format.h"
+#include "experiments/spec_loader.h"
 
 namespace attnlab {
 namespace {
@@ -130,9 +130,8 @@ absl::Status ResultsStore::Save(const Trial& trial, const TrialResult& result) c
   const std::string temporary = absl::StrCat(dir_, "/.", trial.id, ".tmp.", getpid());
   if (absl::Status s = RemoveTree(temporary); !s.ok()) return s;
   if (mkdir(temporary.c_str(), 0755) != 0) return ErrnoError("cannot create " + temporary);
-  std::string spec_text;
-  google::protobuf::TextFormat::PrintToString(trial.spec, &spec_text);
-  if (absl::Status s = WriteFileAtomically(temporary + "/spec.textproto", spec_text); !s.ok()) {
+  if (absl::Status s = WriteFileAtomically(temporary + "/spec.textproto", PrintSpec(trial.spec));
+      !s.ok()) {
     return s;
   }
   if (absl::Status s = WriteFileAtomically(temporary + "/metrics.csv", MetricsCsv(result));

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "attention/field_error.h"
 #include "experiments/field_path.h"
@@ -78,11 +79,22 @@ absl::StatusOr<ParsedSpec> ParseSpecText(absl::string_view text, const std::stri
   parser.RecordErrorsTo(&errors);
   parser.WriteLocationsTo(tree.get());
   if (!parser.ParseFromString(std::string(text), &parsed.spec)) {
+    std::string message = errors.message();
+    // protobuf says "got: " and nothing when the text ended early.
+    if (absl::EndsWith(message, "got: ")) message += "end of file (an unclosed '{'?)";
     return absl::InvalidArgumentError(
-        absl::StrCat(file, ":", errors.line(), ":", errors.column(), ": ", errors.message()));
+        absl::StrCat(file, ":", errors.line(), ":", errors.column(), ": ", message));
   }
   parsed.locator = std::make_shared<SpecLocator>(file, parsed.spec, std::move(tree));
   return parsed;
+}
+
+std::string PrintSpec(const ExperimentSpec& spec) {
+  google::protobuf::TextFormat::Printer printer;
+  printer.SetExpandAny(true);
+  std::string text;
+  printer.PrintToString(spec, &text);
+  return text;
 }
 
 absl::StatusOr<ParsedSpec> ReadSpecFile(const std::string& path) {

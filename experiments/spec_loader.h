@@ -45,6 +45,10 @@ struct ParsedSpec {
 // "file:line:column: message". `file` names the text in messages.
 absl::StatusOr<ParsedSpec> ParseSpecText(absl::string_view text, const std::string& file);
 
+// The text format of a spec with plugin configs written out (not as packed bytes), as a user
+// would write it: what <trial>/spec.textproto holds and what trial ids hash.
+std::string PrintSpec(const ExperimentSpec& spec);
+
 // As ParseSpecText; a missing or unreadable file is NotFound "file: cannot read spec file (...)".
 absl::StatusOr<ParsedSpec> ReadSpecFile(const std::string& path);
 

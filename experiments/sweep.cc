@@ -4,7 +4,7 @@
 #include "absl/strings/str_format.h"
 #include "attention/field_error.h"
 #include "experiments/field_path.h"
-#include "google/protobuf/text_format.h"
+#include "experiments/spec_loader.h"
 
 namespace attnlab {
 namespace {
@@ -24,9 +24,7 @@ uint64_t Fnv1a(const std::string& bytes) {
 }
 
 std::string TrialId(const ExperimentSpec& resolved) {
-  std::string text;
-  google::protobuf::TextFormat::PrintToString(resolved, &text);
-  return absl::StrFormat("%012x", Fnv1a(text) & 0xffffffffffffull);
+  return absl::StrFormat("%012x", Fnv1a(PrintSpec(resolved)) & 0xffffffffffffull);
 }
 
 }  // namespace

@@ -1,0 +1,39 @@
+// Every experiment spec shipped in the repository parses, expands and builds every trial.
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "experiments/runner.h"
+#include "gtest/gtest.h"
+
+namespace attnlab {
+namespace {
+
+std::vector<std::string> ShippedSpecs() {
+  std::vector<std::string> specs;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator("experiments")) {
+    const std::string path = entry.path().string();
+    if (entry.path().extension() == ".textproto" && path.find("/testdata/") == std::string::npos) {
+      specs.push_back(path);
+    }
+  }
+  return specs;
+}
+
+TEST(AllSpecsTest, EverySpecBuilds) {
+  const std::vector<std::string> specs = ShippedSpecs();
+  EXPECT_GE(specs.size(), 4u);  // at least paper 1's 1a-1d
+  for (const std::string& path : specs) {
+    auto parsed = ReadSpecFile(path);
+    ASSERT_TRUE(parsed.ok()) << parsed.status();
+    RunOptions options;
+    options.dry_run = true;
+    auto result = RunExperiment(*parsed, options);
+    EXPECT_TRUE(result.ok()) << result.status();
+    EXPECT_FALSE(parsed->spec.name().empty()) << path << " has no name";
+    EXPECT_FALSE(parsed->spec.description().empty()) << path << " has no description";
+  }
+}
+
+}  // namespace
+}  // namespace attnlab

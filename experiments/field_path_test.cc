@@ -1,0 +1,74 @@
+#include "experiments/field_path.h"
+
+#include "experiments/experiment.pb.h"
+#include "google/protobuf/text_format.h"
+#include "gtest/gtest.h"
+#include "plugins/softmax/softmax_attention.pb.h"
+
+namespace attnlab {
+namespace {
+
+ExperimentSpec Spec() {
+  ExperimentSpec spec;
+  EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(R"pb(
+    model {
+      layer {
+        plugin: "softmax"
+        config {
+          [type.googleapis.com/attnlab.plugins.SoftmaxAttentionConfig] {
+            query: PROMPT
+            p { value: [ 1, 2 ] }
+          }
+        }
+      }
+    }
+    optimizer { normalized_gd {} lr: 0.1 })pb",
+                                                            &spec));
+  return spec;
+}
+
+TEST(FieldPathTest, Parses) {
+  auto path = ParseFieldPath("model.layer[12].config");
+  ASSERT_TRUE(path.ok());
+  ASSERT_EQ(path->size(), 3u);
+  EXPECT_EQ((*path)[1].name, "layer");
+  EXPECT_EQ((*path)[1].index, 12);
+  EXPECT_EQ((*path)[2].index, -1);
+  EXPECT_FALSE(ParseFieldPath("model..x").ok());
+  EXPECT_FALSE(ParseFieldPath("layer[x]").ok());
+  EXPECT_FALSE(ParseFieldPath("layer[1").ok());
+}
+
+TEST(FieldPathTest, SetsScalarsListsAndWholeMessages) {
+  ExperimentSpec spec = Spec();
+  ASSERT_TRUE(SetFieldFromText(&spec, "optimizer.lr", "0.5").ok());
+  EXPECT_EQ(spec.optimizer().lr(), 0.5);
+  ASSERT_TRUE(SetFieldFromText(&spec, "optimizer", "{ gd {} lr: 1 }").ok());
+  EXPECT_TRUE(spec.optimizer().has_gd());
+  EXPECT_FALSE(spec.optimizer().has_normalized_gd());
+  ASSERT_TRUE(SetFieldFromText(&spec, "training.log_step", "[1, 2, 3]").ok());
+  EXPECT_EQ(spec.training().log_step_size(), 3);
+}
+
+TEST(FieldPathTest, StepsThroughAny) {
+  ExperimentSpec spec = Spec();
+  ASSERT_TRUE(SetFieldFromText(&spec, "model.layer[0].config.p.value", "[3, 4, 5]").ok());
+  plugins::SoftmaxAttentionConfig config;
+  ASSERT_TRUE(spec.model().layer(0).config().UnpackTo(&config));
+  EXPECT_EQ(config.p().value_size(), 3);
+  EXPECT_EQ(config.p().value(2), 5.0);
+  EXPECT_EQ(config.query(), plugins::SoftmaxAttentionConfig::PROMPT);  // the rest is kept
+}
+
+TEST(FieldPathTest, ErrorsAreClear) {
+  ExperimentSpec spec = Spec();
+  EXPECT_EQ(SetFieldFromText(&spec, "optimizer.lrr", "1").message(),
+            "field path 'optimizer.lrr': attnlab.OptimizerSpec has no field 'lrr'");
+  EXPECT_EQ(SetFieldFromText(&spec, "model.layer[3].name", "x").message(),
+            "field path 'model.layer[3].name': 'layer' has 1 entries; give an index [0..0]");
+  EXPECT_EQ(SetFieldFromText(&spec, "optimizer.lr", "fast").message(),
+            "value 'fast' for 'optimizer.lr' does not parse: column 5: Expected double, got: fast");
+}
+
+}  // namespace
+}  // namespace attnlab

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Bad input gets one line on stderr naming file:line:column and the field (or the flag), and
+# exit status 2, never a crash.
+set -u
+run="experiments/run"
+data="experiments/testdata"
+failures=0
+
+# expect <expected stderr line> <args...>
+expect() {
+  local expected="$1"
+  shift
+  local stderr status
+  stderr=$("$run" "$@" 2>&1 >/dev/null)
+  status=$?
+  if [[ $status -ne 2 || "$stderr" != "$expected" ]]; then
+    echo "FAIL: $run $*"
+    echo "  expected (exit 2): $expected"
+    echo "  got      (exit $status): $stderr"
+    failures=$((failures + 1))
+  fi
+}
+
+expect "$data/unknown_plugin.textproto:6:5: model.layer[0].plugin: unknown layer plugin 'sofmax'; known: softmax" \
+  --spec="$data/unknown_plugin.textproto" --dry_run
+expect "$data/missing_field.textproto:5:3: model.layer[0].plugin: missing required field 'plugin'" \
+  --spec="$data/missing_field.textproto" --dry_run
+expect "$data/wrong_type.textproto:5:10: Expected integer, got: \"many\"" \
+  --spec="$data/wrong_type.textproto" --dry_run
+expect "$data/syntax_error.textproto:6:1: Expected identifier, got: end of file (an unclosed '{'?)" \
+  --spec="$data/syntax_error.textproto" --dry_run
+expect "$data/bad_plugin_config.textproto:10:13: model.layer[0].config.p.value: has 2 entries, expected 3 (a 3 x 1 parameter, row-major)" \
+  --spec="$data/bad_plugin_config.textproto" --dry_run
+expect "$data/no_such_spec.textproto: cannot read spec file (No such file or directory)" \
+  --spec="$data/no_such_spec.textproto"
+expect "--threads=0: must be >= 1" --spec="$data/unknown_plugin.textproto" --threads=0
+
+# A good spec passes the same dry run.
+if ! "$run" --spec=experiments/max_margin/1a.textproto --dry_run >/dev/null; then
+  echo "FAIL: the 1a spec does not pass --dry_run"
+  failures=$((failures + 1))
+fi
+exit $((failures > 0))

@@ -1,0 +1,59 @@
+#include "experiments/spec_loader.h"
+
+#include "attention/field_error.h"
+#include "gtest/gtest.h"
+
+namespace attnlab {
+namespace {
+
+// Line numbers below refer to this text (line 1 is `name`).
+constexpr char kSpec[] = R"pb(name: "t"
+model {
+  layer {
+    plugin: "softmax"
+    config {
+      [type.googleapis.com/attnlab.plugins.SoftmaxAttentionConfig] {
+        query: PROMPT
+        p { value: [ 1, 2 ] }
+      }
+    }
+  }
+}
+optimizer { lr: 0.1 }
+)pb";
+
+TEST(SpecLoaderTest, LocatesFieldsThroughAny) {
+  auto parsed = ParseSpecText(kSpec, "t.textproto");
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  const SpecLocator& locator = *parsed->locator;
+  EXPECT_EQ(locator.Locate("name"), "t.textproto:1:1");
+  EXPECT_EQ(locator.Locate("model.layer[0].plugin"), "t.textproto:4:5");
+  EXPECT_EQ(locator.Locate("model.layer[0].config.p.value"), "t.textproto:8:13");
+  EXPECT_EQ(locator.Locate("model.layer[0].config.p"), "t.textproto:8:9");
+  // Unwritten fields point at the deepest written ancestor.
+  EXPECT_EQ(locator.Locate("model.layer[0].config.w.value"), "t.textproto:5:5");
+  EXPECT_EQ(locator.Locate("optimizer.method"), "t.textproto:13:1");
+  EXPECT_EQ(locator.Locate("dataset.source"), "t.textproto:1:1");
+  EXPECT_EQ(locator.Format(FieldError("optimizer.method", "missing")),
+            "t.textproto:13:1: optimizer.method: missing");
+}
+
+TEST(SpecLoaderTest, SyntaxAndTypeErrorsAreLocated) {
+  EXPECT_EQ(ParseSpecText("name: \"x\"\nmodel {\n", "a.textproto").status().message(),
+            "a.textproto:3:1: Expected identifier, got: end of file (an unclosed '{'?)");
+  EXPECT_EQ(ParseSpecText("training { steps: \"many\" }", "b.textproto").status().message(),
+            "b.textproto:1:19: Expected integer, got: \"many\"");
+  EXPECT_EQ(ParseSpecText("trainig { steps: 1 }", "c.textproto").status().message(),
+            "c.textproto:1:9: Message type \"attnlab.ExperimentSpec\" has no field named "
+            "\"trainig\".");
+}
+
+TEST(SpecLoaderTest, MissingFileIsNotFound) {
+  auto parsed = ReadSpecFile("/nonexistent/spec.textproto");
+  EXPECT_TRUE(absl::IsNotFound(parsed.status()));
+  EXPECT_EQ(parsed.status().message(),
+            "/nonexistent/spec.textproto: cannot read spec file (No such file or directory)");
+}
+
+}  // namespace
+}  // namespace attnlab

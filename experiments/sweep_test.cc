@@ -1,0 +1,70 @@
+#include "experiments/sweep.h"
+
+#include <set>
+
+#include "attention/field_error.h"
+#include "experiments/spec_loader.h"
+#include "gtest/gtest.h"
+
+namespace attnlab {
+namespace {
+
+ExperimentSpec Parse(const std::string& text) {
+  auto parsed = ParseSpecText(text, "t");
+  EXPECT_TRUE(parsed.ok()) << parsed.status();
+  return parsed->spec;
+}
+
+constexpr char kGrid[] = R"pb(
+  optimizer { gd {} lr: 0.1 }
+  training { steps: 10 seed: 9 }
+  sweep {
+    axis { field: "optimizer.lr" value: [ "0.1", "1" ] }
+    axis { name: "steps" field: "training.steps" value: [ "5", "6", "7" ] label: [ "a", "b", "c" ] }
+    seed: [ 1, 2 ]
+  })pb";
+
+TEST(SweepTest, ExpandsTheGridTimesSeedsInOrder) {
+  auto trials = ExpandSweep(Parse(kGrid));
+  ASSERT_TRUE(trials.ok()) << trials.status();
+  ASSERT_EQ(trials->size(), 12u);
+  const Trial& t = (*trials)[3];  // lr 0.1, steps 6, seed 2
+  EXPECT_EQ(t.spec.optimizer().lr(), 0.1);
+  EXPECT_EQ(t.spec.training().steps(), 6);
+  EXPECT_EQ(t.spec.training().seed(), 2u);
+  EXPECT_FALSE(t.spec.has_sweep());
+  const std::vector<std::pair<std::string, std::string>> labels = {
+      {"optimizer.lr", "0.1"}, {"steps", "b"}, {"seed", "2"}};
+  EXPECT_EQ(t.labels, labels);
+  EXPECT_EQ(SweepColumns(Parse(kGrid)),
+            (std::vector<std::string>{"optimizer.lr", "steps", "seed"}));
+}
+
+TEST(SweepTest, IdsAreStableAndDistinct) {
+  auto a = ExpandSweep(Parse(kGrid));
+  auto b = ExpandSweep(Parse(kGrid));
+  std::set<std::string> ids;
+  for (size_t i = 0; i < a->size(); ++i) {
+    EXPECT_EQ((*a)[i].id, (*b)[i].id);
+    EXPECT_EQ((*a)[i].id.size(), 12u);
+    ids.insert((*a)[i].id);
+  }
+  EXPECT_EQ(ids.size(), a->size());
+}
+
+TEST(SweepTest, NoSweepIsOneTrialWithTheTrainingSeed) {
+  auto trials = ExpandSweep(Parse("training { steps: 3 seed: 4 }"));
+  ASSERT_EQ(trials->size(), 1u);
+  EXPECT_EQ((*trials)[0].spec.training().seed(), 4u);
+}
+
+TEST(SweepTest, BadValuesNameTheAxisValue) {
+  auto trials = ExpandSweep(Parse(R"pb(
+    sweep { axis { field: "optimizer.lr" value: [ "0.1", "fast" ] } })pb"));
+  EXPECT_EQ(ErrorField(trials.status()), "sweep.axis[0].value[1]");
+  trials = ExpandSweep(Parse(R"pb(sweep { axis { field: "x" value: "1" label: [ "a", "b" ] } })pb"));
+  EXPECT_EQ(ErrorField(trials.status()), "sweep.axis[0].label");
+}
+
+}  // namespace
+}  // namespace attnlab
