@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# tools/plot renders a results directory as a PNG, and names what is wrong when it cannot.
+set -u
+export MPLCONFIGDIR="$TEST_TMPDIR/mpl"  # matplotlib wants a writable cache
+out="$TEST_TMPDIR/corr.png"
+tools/plot tools/testdata/plot_fixture --metric corr --out "$out" || exit 1
+# A PNG: the 8-byte signature, and an image of real size (1 panel at 550x440 pixels).
+[[ "$(head -c 8 "$out" | od -An -tx1 | tr -d ' \n')" == "89504e470d0a1a0a" ]] || { echo "not a PNG"; exit 1; }
+width=$(od -An -tu1 -j16 -N4 "$out" | awk '{print $1*16777216 + $2*65536 + $3*256 + $4}')
+[[ "$width" -eq 550 ]] || { echo "width $width, expected 550"; exit 1; }
+message=$(tools/plot tools/testdata/plot_fixture --metric nope 2>&1 >/dev/null)
+[[ $? -eq 2 && "$message" == "tools/plot: no metric 'nope' in tools/testdata/plot_fixture; metrics: corr, loss" ]] ||
+  { echo "unexpected error: $message"; exit 1; }
+echo PASS
