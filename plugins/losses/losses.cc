@@ -18,65 +18,61 @@ absl::Status CheckScalarPerSample(const Shape& prediction, const Shape& target) 
   return absl::OkStatus();
 }
 
-// Per-sample loss l(m) of the margin m = y*f, and its derivative dl/dm.
-template <typename T, typename MarginLoss>
-T MeanMarginLoss(const Tensor<T>& prediction, const Tensor<T>& target, Tensor<T>* grad,
-                 MarginLoss margin_loss) {
-  const int n = prediction.batch();
-  grad->Resize(prediction.shape());
-  T total = 0;
-  for (int i = 0; i < n; ++i) {
-    const T y = target.data()[i];
-    T dl_dm = 0;
-    total += margin_loss(y * prediction.data()[i], &dl_dm);
-    grad->data()[i] = dl_dm * y / n;
-  }
-  return total / n;
-}
-
-template <typename T>
-class LogisticLoss : public Loss<T> {
+// A loss of the margin m = y*f: Margin()(m, &dl_dm) returns l(m) and sets dl/dm. Averaged over
+// the batch.
+template <typename T, typename Margin>
+class MarginLoss : public Loss<T> {
  public:
   absl::Status Check(const Shape& p, const Shape& t) const override {
     return CheckScalarPerSample(p, t);
   }
-  // log(1 + exp(-m)), computed as softplus(-m) so that large |m| neither overflows nor rounds to 0.
-  T Compute(const Tensor<T>& p, const Tensor<T>& t, Tensor<T>* grad) const override {
-    return MeanMarginLoss(p, t, grad, [](T m, T* dl_dm) {
-      *dl_dm = -1 / (1 + std::exp(m));  // -sigmoid(-m)
-      return std::max(-m, T(0)) + std::log1p(std::exp(-std::abs(m)));
-    });
+  T Compute(const Tensor<T>& prediction, const Tensor<T>& target,
+            Tensor<T>* grad) const override {
+    const int n = prediction.batch();
+    grad->Resize(prediction.shape());
+    T total = 0;
+    for (int i = 0; i < n; ++i) {
+      const T y = target.data()[i];
+      T dl_dm = 0;
+      total += Margin()(y * prediction.data()[i], &dl_dm);
+      grad->data()[i] = dl_dm * y / n;
+    }
+    return total / n;
+  }
+};
+
+// log(1 + exp(-m)), computed as softplus(-m) so that large |m| neither overflows nor rounds to 0.
+struct Logistic {
+  template <typename T>
+  T operator()(T m, T* dl_dm) const {
+    *dl_dm = -1 / (1 + std::exp(m));  // -sigmoid(-m)
+    return std::max(-m, T(0)) + std::log1p(std::exp(-std::abs(m)));
+  }
+};
+
+struct Correlation {
+  template <typename T>
+  T operator()(T m, T* dl_dm) const {
+    *dl_dm = -1;
+    return -m;
+  }
+};
+
+struct Exponential {
+  template <typename T>
+  T operator()(T m, T* dl_dm) const {
+    const T e = std::exp(-m);
+    *dl_dm = -e;
+    return e;
   }
 };
 
 template <typename T>
-class CorrelationLoss : public Loss<T> {
- public:
-  absl::Status Check(const Shape& p, const Shape& t) const override {
-    return CheckScalarPerSample(p, t);
-  }
-  T Compute(const Tensor<T>& p, const Tensor<T>& t, Tensor<T>* grad) const override {
-    return MeanMarginLoss(p, t, grad, [](T m, T* dl_dm) {
-      *dl_dm = -1;
-      return -m;
-    });
-  }
-};
-
+using LogisticLoss = MarginLoss<T, Logistic>;
 template <typename T>
-class ExponentialLoss : public Loss<T> {
- public:
-  absl::Status Check(const Shape& p, const Shape& t) const override {
-    return CheckScalarPerSample(p, t);
-  }
-  T Compute(const Tensor<T>& p, const Tensor<T>& t, Tensor<T>* grad) const override {
-    return MeanMarginLoss(p, t, grad, [](T m, T* dl_dm) {
-      const T e = std::exp(-m);
-      *dl_dm = -e;
-      return e;
-    });
-  }
-};
+using CorrelationLoss = MarginLoss<T, Correlation>;
+template <typename T>
+using ExponentialLoss = MarginLoss<T, Exponential>;
 
 // 1/2 ||f - y||^2 per sample, averaged over the batch.
 template <typename T>
