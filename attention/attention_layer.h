@@ -17,8 +17,9 @@ class AttentionLayer : public Layer<T> {
   virtual const Tensor<T>& attention() const = 0;
   virtual int heads() const { return 1; }
 
-  // The query-key bilinear form M of a head (d x d): the pre-softmax score of query token u
-  // against key token x is proportional to u^T M x (M = W_Q W_K^T for projections W_Q, W_K).
+  // The query-key bilinear form M of a head, square: the pre-softmax score of query u against
+  // key x is proportional to u^T M x (M = W_Q W_K^T for projections W_Q, W_K). u and x are
+  // tokens (d x d) for token attention, positional encodings for positional attention.
   virtual Matrix<T> QueryKeyMatrix(int head) const = 0;
 
   AttentionLayer<T>* AsAttention() override { return this; }

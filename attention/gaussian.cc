@@ -15,13 +15,6 @@ typedef uint32_t U32x16 __attribute__((vector_size(64)));
 typedef int32_t I32x16 __attribute__((vector_size(64)));
 typedef float F32x16 __attribute__((vector_size(64)));
 
-uint64_t SplitMix64(uint64_t& x) {
-  uint64_t z = (x += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-
 // One step of 16 xoshiro128+ generators.
 inline U32x16 NextBits(U32x16& s0, U32x16& s1, U32x16& s2, U32x16& s3) {
   const U32x16 result = s0 + s3;
@@ -108,6 +101,13 @@ inline F32x16 NormalQuantile(F32x16 u) {
 }
 
 }  // namespace
+
+uint64_t SplitMix64(uint64_t& x) {
+  uint64_t z = (x += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
 
 uint64_t StreamSeed(uint64_t base, uint64_t index) {
   uint64_t x = base ^ (index * 0xd1b54a32d192ed03ull);

@@ -21,6 +21,9 @@ namespace attnlab {
 // SplitMix64 of (base, index): independent-looking seeds for per-item streams.
 uint64_t StreamSeed(uint64_t base, uint64_t index);
 
+// One SplitMix64 step: a fast 64-bit generator for the odd uniform integer.
+uint64_t SplitMix64(uint64_t& state);
+
 class GaussianStream {
  public:
   explicit GaussianStream(uint64_t seed);

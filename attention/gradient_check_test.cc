@@ -16,6 +16,9 @@ class SquaredLinear : public Layer<double> {
     w_.grad.setZero(in.cols, 2);
     return Shape{in.batch, in.rows, 2};
   }
+  absl::StatusOr<Shape> OutputShape(const Shape& in) const override {
+    return Shape{in.batch, in.rows, 2};
+  }
   void Forward(const Tensor<double>& in, Tensor<double>* out, ExecContext&) override {
     in_ = &in;
     pre_ = in.flat() * w_.value;

@@ -25,6 +25,10 @@ class Layer {
   // FieldErrors relative to the layer's config.
   virtual absl::StatusOr<Shape> Setup(const Shape& input, ExecContext& ctx) = 0;
 
+  // The output shape for `input` after Setup: batches and, where the layer allows, sequence
+  // lengths may differ from Setup's (validation at longer T); an error says why not.
+  virtual absl::StatusOr<Shape> OutputShape(const Shape& input) const = 0;
+
   // *out = layer(in). Caches what Backward needs; `in` must stay alive and unchanged until then.
   virtual void Forward(const Tensor<T>& in, Tensor<T>* out, ExecContext& ctx) = 0;
 

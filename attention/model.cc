@@ -96,6 +96,29 @@ T Model<T>::TrainStep(const Tensor<T>& input, const Tensor<T>& target, ExecConte
 }
 
 template <typename T>
+absl::Status Model<T>::CheckShapes(const Shape& input, const Shape& target) const {
+  Shape shape = input;
+  for (size_t i = 0; i < layers_.size(); ++i) {
+    absl::StatusOr<Shape> out = layers_[i]->OutputShape(shape);
+    if (!out.ok()) {
+      return absl::Status(out.status().code(),
+                          absl::StrCat("layer '", layer_names_[i], "': ", out.status().message()));
+    }
+    shape = *out;
+  }
+  return loss_->Check(shape, target);
+}
+
+template <typename T>
+int64_t Model<T>::parameter_count() const {
+  int64_t count = 0;
+  for (const Parameter<T>* p : parameters_) {
+    if (!p->frozen) count += p->value.size();
+  }
+  return count;
+}
+
+template <typename T>
 Parameter<T>* Model<T>::FindParameter(const std::string& name) const {
   for (Parameter<T>* param : parameters_) {
     if (param->name == name) return param;

@@ -35,6 +35,13 @@ class Model {
   // Forward, ComputeLoss, Backward; returns the loss.
   T TrainStep(const Tensor<T>& input, const Tensor<T>& target, ExecContext& ctx);
 
+  // OK if the model takes inputs and targets of these shapes (the layers were set up for one
+  // shape; a validation set may have another sequence length).
+  absl::Status CheckShapes(const Shape& input, const Shape& target) const;
+
+  // Trainable scalars (frozen parameters excluded).
+  int64_t parameter_count() const;
+
   // Named "<layer>/<param>", in layer order.
   const std::vector<Parameter<T>*>& parameters() const { return parameters_; }
   Parameter<T>* FindParameter(const std::string& name) const;

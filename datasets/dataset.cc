@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "attention/field_error.h"
+#include "datasets/sparse_selection.h"
 #include "datasets/token_sequences.h"
 
 namespace attnlab {
@@ -40,10 +41,14 @@ absl::StatusOr<std::unique_ptr<Dataset<T>>> CreateDataset(const DatasetSpec& spe
     case DatasetSpec::kPlanted:
       dataset = CreatePlantedTokens<T>(spec.planted(), spec.seed());
       return dataset.ok() ? std::move(dataset) : PrefixErrorField("planted", dataset.status());
+    case DatasetSpec::kSparseSelection:
+      dataset = SparseSelectionStream<T>::Create(spec.sparse_selection(), spec.seed());
+      return dataset.ok() ? std::move(dataset)
+                          : PrefixErrorField("sparse_selection", dataset.status());
     case DatasetSpec::SOURCE_NOT_SET:
       break;
   }
-  return FieldError("source", "missing required field: one of sequences, planted");
+  return FieldError("source", "missing required field: one of sequences, planted, sparse_selection");
 }
 
 template class Dataset<float>;

@@ -5,6 +5,8 @@
 
 #include <memory>
 #include <random>
+#include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "attention/tensor.h"
@@ -16,6 +18,12 @@ template <typename T>
 struct Batch {
   Tensor<T> inputs;   // [batch, T, d]
   Tensor<T> targets;  // [batch, ...], what the loss compares predictions with
+};
+
+template <typename T>
+struct NamedBatch {
+  std::string name;
+  Batch<T> batch;
 };
 
 template <typename T>
@@ -33,6 +41,12 @@ class Dataset {
   // A batch of `batch_size` samples: fresh draws from `rng` for a stream; for a fixed set a
   // uniformly random subset without replacement.
   virtual void Next(int batch_size, std::mt19937_64& rng, Batch<T>* out) const;
+
+  // Held-out sets, fixed before training (possibly of other sequence lengths).
+  virtual const std::vector<NamedBatch<T>>& validation() const { return no_validation_; }
+
+ private:
+  std::vector<NamedBatch<T>> no_validation_;
 };
 
 // Errors are FieldErrors relative to the DatasetSpec.

@@ -38,9 +38,7 @@ absl::StatusOr<Shape> SoftmaxAttention<T>::Setup(const Shape& input, ExecContext
         absl::StrCat("softmax attention needs [batch, T >= 1, d >= 1] inputs, got ",
                      input.ToString()));
   }
-  seq_len_ = input.rows;
   dim_ = input.cols;
-  queries_ = prompt() ? 1 : seq_len_;
   value_dim_ = config_.value_dim() > 0 ? config_.value_dim() : (prompt() ? 1 : dim_);
   const int m = factored() ? config_.qk_dim() : dim_;
   scale_ = static_cast<T>(config_.has_scale() ? config_.scale()
@@ -62,7 +60,16 @@ absl::StatusOr<Shape> SoftmaxAttention<T>::Setup(const Shape& input, ExecContext
     RETURN_IF_ERROR(InitParameter(config_.w(), {ParamSpec::IDENTITY}, dim_, dim_, "w", ctx, &w_));
   }
   RETURN_IF_ERROR(InitParameter(config_.v(), normal, dim_, value_dim_, "v", ctx, &v_));
-  return Shape{input.batch, queries_, value_dim_};
+  return OutputShape(input);
+}
+
+template <typename T>
+absl::StatusOr<Shape> SoftmaxAttention<T>::OutputShape(const Shape& input) const {
+  if (input.rows < 1 || input.cols != dim_) {
+    return absl::InvalidArgumentError(absl::StrCat("softmax attention was set up for tokens of ",
+                                                   dim_, " entries, got ", input.ToString()));
+  }
+  return Shape{input.batch, prompt() ? 1 : input.rows, value_dim_};
 }
 
 template <typename T>
@@ -89,7 +96,7 @@ Matrix<T> SoftmaxAttention<T>::QueryKeyMatrix(int /*head*/) const {
 template <typename T>
 void SoftmaxAttention<T>::Forward(const Tensor<T>& in, Tensor<T>* out, ExecContext& /*ctx*/) {
   input_ = &in;
-  const int batch = in.batch();
+  const int batch = in.batch(), seq_len = in.rows(), queries = prompt() ? 1 : seq_len;
   const Matrix<T>& x = in.flat();  // (B*T) x d
   if (factored()) key_map_t_ = k_.value.transpose();
   key_features_.noalias() = x * KeyMap();
@@ -101,53 +108,53 @@ void SoftmaxAttention<T>::Forward(const Tensor<T>& in, Tensor<T>* out, ExecConte
   } else {
     query_features_ = factored() ? Matrix<T>(x * q_.value.transpose()) : x;
   }
-  probs_.Resize({batch, queries_, seq_len_});
-  out->Resize({batch, queries_, value_dim_});
+  probs_.Resize({batch, queries, seq_len});
+  out->Resize({batch, queries, value_dim_});
   for (int b = 0; b < batch; ++b) {
-    auto keys = key_features_.middleRows(b * seq_len_, seq_len_);
+    auto keys = key_features_.middleRows(b * seq_len, seq_len);
     auto probs = probs_.sample(b);
     if (prompt()) {
       probs.noalias() = scale_ * query_features_ * keys.transpose();
     } else {
-      probs.noalias() = scale_ * query_features_.middleRows(b * seq_len_, seq_len_) *
+      probs.noalias() = scale_ * query_features_.middleRows(b * seq_len, seq_len) *
                         keys.transpose();
       if (config_.causal()) {
-        for (int i = 0; i < seq_len_; ++i) {
-          probs.row(i).tail(seq_len_ - i - 1).setConstant(-std::numeric_limits<T>::infinity());
+        for (int i = 0; i < seq_len; ++i) {
+          probs.row(i).tail(seq_len - i - 1).setConstant(-std::numeric_limits<T>::infinity());
         }
       }
     }
     SoftmaxRows(probs, probs);
-    out->sample(b).noalias() = probs * values_.middleRows(b * seq_len_, seq_len_);
+    out->sample(b).noalias() = probs * values_.middleRows(b * seq_len, seq_len);
   }
 }
 
 template <typename T>
 void SoftmaxAttention<T>::Backward(const Tensor<T>& grad_out, Tensor<T>* grad_in,
                                    ExecContext& /*ctx*/) {
-  const int batch = input_->batch();
+  const int batch = input_->batch(), seq_len = input_->rows();
   const Matrix<T>& x = input_->flat();
   const int m = key_features_.cols();
-  grad_values_.resize(batch * seq_len_, value_dim_);
-  grad_key_features_.resize(batch * seq_len_, m);
-  grad_query_features_.setZero(prompt() ? 1 : batch * seq_len_, m);
+  grad_values_.resize(batch * seq_len, value_dim_);
+  grad_key_features_.resize(batch * seq_len, m);
+  grad_query_features_.setZero(prompt() ? 1 : batch * seq_len, m);
   for (int b = 0; b < batch; ++b) {
     auto g = grad_out.sample(b);  // queries x value_dim
     auto probs = probs_.sample(b);
-    auto values = values_.middleRows(b * seq_len_, seq_len_);
-    auto keys = key_features_.middleRows(b * seq_len_, seq_len_);
-    grad_values_.middleRows(b * seq_len_, seq_len_).noalias() = probs.transpose() * g;
+    auto values = values_.middleRows(b * seq_len, seq_len);
+    auto keys = key_features_.middleRows(b * seq_len, seq_len);
+    grad_values_.middleRows(b * seq_len, seq_len).noalias() = probs.transpose() * g;
     grad_scores_.noalias() = g * values.transpose();  // dL/dprobs, queries x T
     SoftmaxRowsBackward(probs, grad_scores_, grad_scores_);
     grad_scores_ *= scale_;
     if (prompt()) {
       grad_query_features_.noalias() += grad_scores_ * keys;
-      grad_key_features_.middleRows(b * seq_len_, seq_len_).noalias() =
+      grad_key_features_.middleRows(b * seq_len, seq_len).noalias() =
           grad_scores_.transpose() * query_features_;
     } else {
-      auto queries = query_features_.middleRows(b * seq_len_, seq_len_);
-      grad_query_features_.middleRows(b * seq_len_, seq_len_).noalias() = grad_scores_ * keys;
-      grad_key_features_.middleRows(b * seq_len_, seq_len_).noalias() =
+      auto queries = query_features_.middleRows(b * seq_len, seq_len);
+      grad_query_features_.middleRows(b * seq_len, seq_len).noalias() = grad_scores_ * keys;
+      grad_key_features_.middleRows(b * seq_len, seq_len).noalias() =
           grad_scores_.transpose() * queries;
     }
   }

@@ -19,6 +19,7 @@ class SoftmaxAttention : public AttentionLayer<T> {
   static absl::StatusOr<std::unique_ptr<SoftmaxAttention<T>>> Create(const Config& config);
 
   absl::StatusOr<Shape> Setup(const Shape& input, ExecContext& ctx) override;
+  absl::StatusOr<Shape> OutputShape(const Shape& input) const override;
   void Forward(const Tensor<T>& in, Tensor<T>* out, ExecContext& ctx) override;
   void Backward(const Tensor<T>& grad_out, Tensor<T>* grad_in, ExecContext& ctx) override;
   std::vector<Parameter<T>*> parameters() override;
@@ -35,7 +36,7 @@ class SoftmaxAttention : public AttentionLayer<T> {
   const Matrix<T>& KeyMap() const { return factored() ? key_map_t_ : w_.value; }
 
   Config config_;
-  int seq_len_ = 0, dim_ = 0, value_dim_ = 0, queries_ = 0;
+  int dim_ = 0, value_dim_ = 0;
   T scale_ = 1;
 
   Parameter<T> p_, w_, k_, q_, v_;

@@ -1,0 +1,79 @@
+#include "datasets/sparse_selection.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include "absl/strings/str_cat.h"
+#include "attention/field_error.h"
+#include "attention/gaussian.h"
+
+namespace attnlab {
+
+template <typename T>
+absl::StatusOr<std::unique_ptr<Dataset<T>>> SparseSelectionStream<T>::Create(
+    const SparseSelection& spec, uint64_t seed) {
+  if (spec.seq_len() <= 0) return FieldError("seq_len", "must be > 0");
+  if (spec.dim() <= 0) return FieldError("dim", "must be > 0");
+  if (spec.q() <= 0 || spec.q() > spec.seq_len()) {
+    return FieldError("q", absl::StrCat("must be in 1..seq_len = ", spec.seq_len()));
+  }
+  if (spec.validation_size() < 0) return FieldError("validation_size", "must be >= 0");
+  if (spec.validation_seq_len_size() > 0 && spec.validation_size() == 0) {
+    return FieldError("validation_size", "validation_seq_len needs validation_size > 0");
+  }
+  std::unique_ptr<SparseSelectionStream<T>> stream(new SparseSelectionStream<T>(spec));
+  for (int k = 0; k < spec.validation_seq_len_size(); ++k) {
+    const int len = spec.validation_seq_len(k);
+    if (len < spec.q()) {
+      return FieldError("validation_seq_len", absl::StrCat("length ", len, " is shorter than q"));
+    }
+    NamedBatch<T> set;
+    set.name = absl::StrCat("T", len);
+    for (const NamedBatch<T>& other : stream->validation_) {
+      if (other.name == set.name) {
+        return FieldError("validation_seq_len", absl::StrCat("length ", len, " is listed twice"));
+      }
+    }
+    stream->Draw(spec.validation_size(), len, StreamSeed(seed, k), &set.batch);
+    stream->validation_.push_back(std::move(set));
+  }
+  return std::unique_ptr<Dataset<T>>(std::move(stream));
+}
+
+template <typename T>
+void SparseSelectionStream<T>::Draw(int batch_size, int seq_len, uint64_t seed,
+                                    Batch<T>* out) const {
+  const int d = spec_.dim(), q = spec_.q();
+  out->inputs.Resize({batch_size, seq_len, d + 1});
+  out->targets.Resize({batch_size, 1, d});
+  std::vector<int> positions(seq_len);
+  Matrix<T> tokens(seq_len, d);
+  for (int b = 0; b < batch_size; ++b) {
+    uint64_t state = StreamSeed(seed, b);
+    GaussianStream(SplitMix64(state)).Fill(tokens.data(), tokens.size());
+    auto sample = out->inputs.sample(b);
+    sample.leftCols(d) = tokens;
+    sample.col(d).setZero();
+    // y: the first q entries of a partial Fisher-Yates shuffle.
+    std::iota(positions.begin(), positions.end(), 0);
+    auto target = out->targets.sample(b);
+    target.setZero();
+    for (int i = 0; i < q; ++i) {
+      const int j = i + static_cast<int>(SplitMix64(state) % static_cast<uint64_t>(seq_len - i));
+      std::swap(positions[i], positions[j]);
+      sample(positions[i], d) = 1;
+      target += tokens.row(positions[i]);
+    }
+    target /= static_cast<T>(q);
+  }
+}
+
+template <typename T>
+void SparseSelectionStream<T>::Next(int batch_size, std::mt19937_64& rng, Batch<T>* out) const {
+  Draw(batch_size, spec_.seq_len(), rng(), out);
+}
+
+template class SparseSelectionStream<float>;
+template class SparseSelectionStream<double>;
+
+}  // namespace attnlab

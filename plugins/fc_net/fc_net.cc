@@ -1,0 +1,153 @@
+#include "plugins/fc_net/fc_net.h"
+
+#include <cmath>
+
+#include "absl/strings/str_cat.h"
+#include "attention/field_error.h"
+#include "attention/plugin_registry.h"
+#include "attention/status_macros.h"
+
+namespace attnlab {
+namespace {
+
+template <typename T>
+T Activate(plugins::FcNetConfig::Activation f, T x) {
+  switch (f) {
+    case plugins::FcNetConfig::GELU:
+      return x * T(0.5) * (1 + std::erf(x * T(M_SQRT1_2)));
+    case plugins::FcNetConfig::TANH:
+      return std::tanh(x);
+    default:
+      return x > 0 ? x : T(0);
+  }
+}
+
+template <typename T>
+T ActivateDerivative(plugins::FcNetConfig::Activation f, T x) {
+  switch (f) {
+    case plugins::FcNetConfig::GELU:  // Phi(x) + x phi(x)
+      return T(0.5) * (1 + std::erf(x * T(M_SQRT1_2))) +
+             x * std::exp(T(-0.5) * x * x) * T(0.3989422804014327);
+    case plugins::FcNetConfig::TANH: {
+      const T t = std::tanh(x);
+      return 1 - t * t;
+    }
+    default:
+      return x > 0 ? T(1) : T(0);
+  }
+}
+
+}  // namespace
+
+template <typename T>
+absl::StatusOr<std::unique_ptr<FcNet<T>>> FcNet<T>::Create(const Config& config) {
+  if (config.output_dim() <= 0) return FieldError("output_dim", "missing or not > 0");
+  for (int width : config.hidden()) {
+    if (width <= 0) return FieldError("hidden", "widths must be > 0");
+  }
+  return std::unique_ptr<FcNet<T>>(new FcNet<T>(config));
+}
+
+template <typename T>
+absl::StatusOr<Shape> FcNet<T>::Setup(const Shape& input, ExecContext& ctx) {
+  inputs_ = input.rows * input.cols;
+  std::vector<int> widths = {inputs_};
+  widths.insert(widths.end(), config_.hidden().begin(), config_.hidden().end());
+  widths.push_back(config_.output_dim());
+  const int layers = static_cast<int>(widths.size()) - 1;
+  weights_.resize(layers);
+  biases_.resize(layers);
+  for (int k = 0; k < layers; ++k) {
+    weights_[k].name = absl::StrCat("w", k);
+    biases_[k].name = absl::StrCat("b", k);
+    const DefaultInit he{ParamSpec::NORMAL, std::sqrt(2.0 / widths[k])};
+    RETURN_IF_ERROR(InitParameter(ParamSpec(), he, widths[k], widths[k + 1], "", ctx,
+                                  &weights_[k]));
+    RETURN_IF_ERROR(InitParameter(ParamSpec(), {ParamSpec::ZEROS}, 1, widths[k + 1], "", ctx,
+                                  &biases_[k]));
+  }
+  pre_.resize(layers - 1);
+  post_.resize(layers - 1);
+  return OutputShape(input);
+}
+
+template <typename T>
+absl::StatusOr<Shape> FcNet<T>::OutputShape(const Shape& input) const {
+  if (input.rows * input.cols != inputs_) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("fc_net was set up for inputs of ", inputs_, " entries per sample, got ",
+                     input.ToString(), " (a fully-connected net has a fixed input length)"));
+  }
+  return Shape{input.batch, 1, config_.output_dim()};
+}
+
+template <typename T>
+std::vector<Parameter<T>*> FcNet<T>::parameters() {
+  std::vector<Parameter<T>*> params;
+  for (size_t k = 0; k < weights_.size(); ++k) {
+    params.push_back(&weights_[k]);
+    params.push_back(&biases_[k]);
+  }
+  return params;
+}
+
+template <typename T>
+void FcNet<T>::Forward(const Tensor<T>& in, Tensor<T>* out, ExecContext&) {
+  input_ = &in;
+  const int batch = in.batch();
+  // The flat row-major tensor is already [batch, T * C].
+  const Eigen::Map<const Matrix<T>> x(in.data(), batch, inputs_);
+  const size_t hidden = pre_.size();
+  for (size_t k = 0; k < hidden; ++k) {
+    if (k == 0) {
+      pre_[k].noalias() = x * weights_[k].value;
+    } else {
+      pre_[k].noalias() = post_[k - 1] * weights_[k].value;
+    }
+    pre_[k].rowwise() += biases_[k].value.row(0);
+    post_[k] = pre_[k].unaryExpr([this](T v) { return Activate(config_.activation(), v); });
+  }
+  out->Resize({batch, 1, config_.output_dim()});
+  Eigen::Map<Matrix<T>> y(out->data(), batch, config_.output_dim());
+  if (hidden == 0) {
+    y.noalias() = x * weights_[0].value;
+  } else {
+    y.noalias() = post_[hidden - 1] * weights_[hidden].value;
+  }
+  y.rowwise() += biases_[hidden].value.row(0);
+}
+
+template <typename T>
+void FcNet<T>::Backward(const Tensor<T>& grad_out, Tensor<T>* grad_in, ExecContext&) {
+  const int batch = input_->batch();
+  const Eigen::Map<const Matrix<T>> x(input_->data(), batch, inputs_);
+  grad_ = Eigen::Map<const Matrix<T>>(grad_out.data(), batch, config_.output_dim());
+  for (size_t k = weights_.size(); k-- > 0;) {
+    // grad_ = dL/d(output of affine map k).
+    biases_[k].grad = grad_.colwise().sum();
+    if (k == 0) {
+      weights_[k].grad.noalias() = x.transpose() * grad_;
+    } else {
+      weights_[k].grad.noalias() = post_[k - 1].transpose() * grad_;
+    }
+    if (k == 0) break;
+    Matrix<T> upstream = grad_ * weights_[k].value.transpose();
+    grad_ = upstream.cwiseProduct(pre_[k - 1].unaryExpr(
+        [this](T v) { return ActivateDerivative(config_.activation(), v); }));
+  }
+  if (grad_in == nullptr) return;
+  grad_in->Resize(input_->shape());
+  Eigen::Map<Matrix<T>>(grad_in->data(), batch, inputs_).noalias() =
+      grad_ * weights_[0].value.transpose();
+}
+
+template class FcNet<float>;
+template class FcNet<double>;
+
+ATTNLAB_REGISTER_LAYER("fc_net", plugins::FcNetConfig, FcNet,
+                       "fully-connected net on the flattened input (paper 3's baselines)",
+                       {"output_dim: 3 hidden: [ 7 ]",
+                        "output_dim: 2 hidden: [ 6, 5 ] activation: GELU",
+                        "output_dim: 1 activation: TANH hidden: [ 4 ]", "output_dim: 2"});
+
+}  // namespace attnlab

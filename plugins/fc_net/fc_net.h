@@ -1,0 +1,43 @@
+// The `fc_net` plugin (config: fc_net.proto).
+#ifndef ATTNLAB_PLUGINS_FC_NET_FC_NET_H_
+#define ATTNLAB_PLUGINS_FC_NET_FC_NET_H_
+
+#include <memory>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "attention/layer.h"
+#include "plugins/fc_net/fc_net.pb.h"
+
+namespace attnlab {
+
+template <typename T>
+class FcNet : public Layer<T> {
+ public:
+  using Config = plugins::FcNetConfig;
+
+  static absl::StatusOr<std::unique_ptr<FcNet<T>>> Create(const Config& config);
+
+  absl::StatusOr<Shape> Setup(const Shape& input, ExecContext& ctx) override;
+  absl::StatusOr<Shape> OutputShape(const Shape& input) const override;
+  void Forward(const Tensor<T>& in, Tensor<T>* out, ExecContext& ctx) override;
+  void Backward(const Tensor<T>& grad_out, Tensor<T>* grad_in, ExecContext& ctx) override;
+  std::vector<Parameter<T>*> parameters() override;
+
+ private:
+  explicit FcNet(const Config& config) : config_(config) {}
+
+  Config config_;
+  int inputs_ = 0;  // T * C of the inputs it was set up for
+  // weights_[k]: fan_in x fan_out; biases_[k]: 1 x fan_out.
+  std::vector<Parameter<T>> weights_, biases_;
+
+  // Forward caches: pre_[k] = the pre-activation of hidden layer k; post_[k] its activation.
+  const Tensor<T>* input_ = nullptr;
+  std::vector<Matrix<T>> pre_, post_;
+  Matrix<T> grad_;  // backward scratch
+};
+
+}  // namespace attnlab
+
+#endif  // ATTNLAB_PLUGINS_FC_NET_FC_NET_H_

@@ -1,0 +1,76 @@
+#include "plugins/fc_net/fc_net.h"
+
+#include <cmath>
+
+#include "attention/field_error.h"
+#include "attention/gradient_check.h"
+#include "google/protobuf/text_format.h"
+#include "gtest/gtest.h"
+
+namespace attnlab {
+namespace {
+
+std::unique_ptr<FcNet<double>> Make(const std::string& text, const Shape& input) {
+  plugins::FcNetConfig config;
+  EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &config)) << text;
+  auto net = FcNet<double>::Create(config);
+  EXPECT_TRUE(net.ok()) << net.status();
+  ExecContext ctx(1);
+  EXPECT_TRUE((*net)->Setup(input, ctx).ok());
+  return std::move(*net);
+}
+
+TEST(FcNetTest, ForwardByHand) {
+  // Input [1, 2, 1] = (1, -2); hidden ReLU layer of width 2, then one output.
+  auto net = Make("output_dim: 1 hidden: [ 2 ]", {1, 2, 1});
+  std::vector<Parameter<double>*> p = net->parameters();  // w0 b0 w1 b1
+  p[0]->value << 1, -1, 1, 1;  // h = relu(x W0 + b0)
+  p[1]->value << 0.5, 0;
+  p[2]->value << 2, 3;
+  p[3]->value << -1;
+  Tensor<double> x({1, 2, 1}), out;
+  x.flat() << 1, -2;
+  ExecContext ctx(1);
+  net->Forward(x, &out, ctx);
+  // pre = (1 - 2 + 0.5, -1 - 2) = (-0.5, -3) -> relu (0, 0) -> y = -1.
+  EXPECT_EQ(out.data()[0], -1.0);
+  x.flat() << 3, 1;  // pre = (4.5, -2) -> (4.5, 0) -> y = 9 - 1
+  net->Forward(x, &out, ctx);
+  EXPECT_EQ(out.data()[0], 8.0);
+}
+
+TEST(FcNetTest, GradientChecksEveryActivation) {
+  for (const char* config : {"output_dim: 3 hidden: [ 6, 4 ]",
+                             "output_dim: 2 hidden: [ 5 ] activation: GELU",
+                             "output_dim: 2 hidden: [ 5 ] activation: TANH", "output_dim: 2"}) {
+    auto net = Make(config, {3, 4, 3});
+    // Random biases too: with zero biases a sample whose first layer is all negative puts the
+    // next ReLU exactly on its kink, where finite differences see 1/2.
+    for (Parameter<double>* p : net->parameters()) p->value.setRandom();
+    Tensor<double> x({3, 4, 3});
+    x.flat().setRandom();
+    absl::Status status = CheckLayerGradients(*net, x);
+    EXPECT_TRUE(status.ok()) << config << ": " << status;
+  }
+}
+
+TEST(FcNetTest, InputLengthIsFixed) {
+  auto net = Make("output_dim: 5 hidden: [ 8 ]", {2, 10, 6});
+  EXPECT_EQ(*net->OutputShape({7, 10, 6}), (Shape{7, 1, 5}));
+  EXPECT_FALSE(net->OutputShape({7, 20, 6}).ok());
+  // 60 inputs * 8 + 8 + 8 * 5 + 5 parameters.
+  int count = 0;
+  for (Parameter<double>* p : net->parameters()) count += p->value.size();
+  EXPECT_EQ(count, 60 * 8 + 8 + 8 * 5 + 5);
+}
+
+TEST(FcNetTest, ConfigErrorsNameTheField) {
+  plugins::FcNetConfig config;
+  EXPECT_EQ(ErrorField(FcNet<double>::Create(config).status()), "output_dim");
+  config.set_output_dim(1);
+  config.add_hidden(0);
+  EXPECT_EQ(ErrorField(FcNet<double>::Create(config).status()), "hidden");
+}
+
+}  // namespace
+}  // namespace attnlab

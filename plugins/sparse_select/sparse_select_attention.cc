@@ -1,0 +1,166 @@
+#include "plugins/sparse_select/sparse_select_attention.h"
+
+#include <cmath>
+
+#include "absl/strings/str_cat.h"
+#include "attention/field_error.h"
+#include "attention/gaussian.h"
+#include "attention/parallel.h"
+#include "attention/plugin_registry.h"
+#include "attention/softmax.h"
+#include "attention/status_macros.h"
+
+namespace attnlab {
+
+template <typename T>
+absl::StatusOr<std::unique_ptr<SparseSelectAttention<T>>> SparseSelectAttention<T>::Create(
+    const Config& config) {
+  if (config.encoding_dim() <= 0) {
+    return FieldError("encoding_dim", "missing or not > 0: the positional encoding dimension d_e");
+  }
+  if (config.max_len() < 0) return FieldError("max_len", "must be >= 0");
+  if (config.positional() == Config::STOCHASTIC) {
+    if (config.max_len() != 0) return FieldError("max_len", "only for FIXED and LEARNED encodings");
+    if (config.has_positions()) {
+      return FieldError("positions", "stochastic encodings are drawn per sample, not given");
+    }
+  }
+  return std::unique_ptr<SparseSelectAttention<T>>(new SparseSelectAttention<T>(config));
+}
+
+template <typename T>
+absl::StatusOr<Shape> SparseSelectAttention<T>::Setup(const Shape& input, ExecContext& ctx) {
+  if (input.cols < 2) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "sparse_select needs [batch, T, d + 1] inputs (tokens and a column marking y), got ",
+        input.ToString()));
+  }
+  dim_ = input.cols - 1;
+  encoding_dim_ = config_.encoding_dim();
+  max_len_ = config_.max_len() > 0 ? config_.max_len() : input.rows;
+  if (max_len_ < input.rows) {
+    return FieldError("max_len", absl::StrCat(max_len_, " is shorter than the inputs (T = ",
+                                              input.rows, ")"));
+  }
+  w_.name = "w";
+  RETURN_IF_ERROR(InitParameter(config_.w(), {ParamSpec::ZEROS}, encoding_dim_, encoding_dim_,
+                                "w", ctx, &w_));
+  if (!stochastic()) {
+    positions_.name = "positions";
+    RETURN_IF_ERROR(InitParameter(
+        config_.positions(), {ParamSpec::NORMAL, 1.0 / std::sqrt(double(encoding_dim_))},
+        max_len_, encoding_dim_, "positions", ctx, &positions_));
+    if (config_.positional() == Config::FIXED) positions_.frozen = true;
+  }
+  return OutputShape(input);
+}
+
+template <typename T>
+absl::StatusOr<Shape> SparseSelectAttention<T>::OutputShape(const Shape& input) const {
+  if (input.cols != dim_ + 1 || input.rows < 1) {
+    return absl::InvalidArgumentError(absl::StrCat("sparse_select was set up for [batch, T, ",
+                                                   dim_ + 1, "] inputs, got ", input.ToString()));
+  }
+  if (!stochastic() && input.rows > max_len_) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("sequences of ", input.rows, " tokens but positional encodings for only ",
+                     max_len_, " positions (raise max_len)"));
+  }
+  return Shape{input.batch, 1, dim_};
+}
+
+template <typename T>
+std::vector<Parameter<T>*> SparseSelectAttention<T>::parameters() {
+  if (stochastic()) return {&w_};
+  return {&w_, &positions_};
+}
+
+template <typename T>
+typename SparseSelectAttention<T>::Rows SparseSelectAttention<T>::Encodings(int b) const {
+  if (stochastic()) return drawn_.middleRows(b * seq_len_, seq_len_);
+  return positions_.value.topRows(seq_len_);
+}
+
+template <typename T>
+void SparseSelectAttention<T>::Forward(const Tensor<T>& in, Tensor<T>* out, ExecContext& ctx) {
+  input_ = &in;
+  const int batch = in.batch();
+  seq_len_ = in.rows();
+  const uint64_t seed = stochastic() ? ctx.rng()() : 0;
+  if (stochastic()) drawn_.resize(batch * seq_len_, encoding_dim_);
+  queries_.resize(batch, encoding_dim_);
+  keys_dir_.resize(batch, encoding_dim_);
+  marks_.resize(batch, seq_len_);
+  probs_.Resize({batch, 1, seq_len_});
+  out->Resize({batch, 1, dim_});
+  const T scale = static_cast<T>(1 / std::sqrt(double(encoding_dim_)));
+  ParallelFor(ctx, batch, [&](int begin, int end) {
+    for (int b = begin; b < end; ++b) {
+      if (stochastic()) {  // one stream per sample: the draws do not depend on the split
+        GaussianStream(StreamSeed(seed, b))
+            .Fill(drawn_.data() + int64_t(b) * seq_len_ * encoding_dim_,
+                  int64_t(seq_len_) * encoding_dim_, scale);
+      }
+      const auto p = Encodings(b);
+      const auto x = in.sample(b);
+      auto q = queries_.row(b);
+      q.setZero();
+      for (int t = 0; t < seq_len_; ++t) {
+        marks_(b, t) = x(t, dim_) > T(0.5) ? T(1) : T(0);
+        if (marks_(b, t) != 0) q += p.row(t);
+      }
+      keys_dir_.row(b).noalias() = q * w_.value.transpose();  // (W q)^T
+      auto a = probs_.sample(b);
+      a.noalias() = keys_dir_.row(b) * p.transpose();  // scores p_i^T W q
+      SoftmaxRows(a, a);
+      out->sample(b).noalias() = a * x.leftCols(dim_);
+    }
+  });
+}
+
+template <typename T>
+void SparseSelectAttention<T>::Backward(const Tensor<T>& grad_out, Tensor<T>* grad_in,
+                                        ExecContext& ctx) {
+  const Tensor<T>& in = *input_;
+  const int batch = in.batch();
+  grad_scores_.resize(batch, seq_len_);
+  r_.resize(batch, encoding_dim_);
+  if (grad_in != nullptr) grad_in->Resize(in.shape());
+  ParallelFor(ctx, batch, [&](int begin, int end) {
+    for (int b = begin; b < end; ++b) {
+      const auto g = grad_out.sample(b);  // 1 x d
+      const auto x = in.sample(b);
+      const auto a = probs_.sample(b);
+      auto ds = grad_scores_.row(b);
+      ds.noalias() = g * x.leftCols(dim_).transpose();  // dL/da
+      SoftmaxRowsBackward(a, ds, ds);
+      r_.row(b).noalias() = ds * Encodings(b);
+      if (grad_in != nullptr) {
+        auto dx = grad_in->sample(b);
+        dx.leftCols(dim_).noalias() = a.transpose() * g;
+        dx.col(dim_).setZero();  // the marks are data, not a differentiable input
+      }
+    }
+  });
+  // s_bi = p_bi^T W q_b: dW = sum_b (sum_i ds_bi p_bi) q_b^T.
+  w_.grad.noalias() = r_.transpose() * queries_;
+  if (!stochastic()) {
+    // p_i enters as a key (through s_i, direction W q) and, for i in y, through q.
+    positions_.grad.setZero();
+    auto used = positions_.grad.topRows(seq_len_);
+    used.noalias() = grad_scores_.transpose() * keys_dir_;
+    used.noalias() += marks_.transpose() * (r_ * w_.value);
+  }
+}
+
+template class SparseSelectAttention<float>;
+template class SparseSelectAttention<double>;
+
+ATTNLAB_REGISTER_LAYER("sparse_select", plugins::SparseSelectConfig, SparseSelectAttention,
+                       "paper 3's f(X, y) = sum_i softmax_i(p_i^T W sum_{j in y} p_j) x_i with "
+                       "stochastic, fixed or learned positional encodings",
+                       {"encoding_dim: 6 w { init: NORMAL std: 0.5 }",
+                        "encoding_dim: 6 positional: FIXED max_len: 8 w { init: NORMAL std: 0.5 }",
+                        "encoding_dim: 4 positional: LEARNED w { init: NORMAL std: 0.5 }"});
+
+}  // namespace attnlab

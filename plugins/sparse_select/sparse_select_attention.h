@@ -1,0 +1,60 @@
+// The `sparse_select` attention plugin (config: sparse_select.proto).
+#ifndef ATTNLAB_PLUGINS_SPARSE_SELECT_SPARSE_SELECT_ATTENTION_H_
+#define ATTNLAB_PLUGINS_SPARSE_SELECT_SPARSE_SELECT_ATTENTION_H_
+
+#include <memory>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "attention/attention_layer.h"
+#include "plugins/sparse_select/sparse_select.pb.h"
+
+namespace attnlab {
+
+template <typename T>
+class SparseSelectAttention : public AttentionLayer<T> {
+ public:
+  using Config = plugins::SparseSelectConfig;
+
+  static absl::StatusOr<std::unique_ptr<SparseSelectAttention<T>>> Create(const Config& config);
+
+  absl::StatusOr<Shape> Setup(const Shape& input, ExecContext& ctx) override;
+  absl::StatusOr<Shape> OutputShape(const Shape& input) const override;
+  void Forward(const Tensor<T>& in, Tensor<T>* out, ExecContext& ctx) override;
+  void Backward(const Tensor<T>& grad_out, Tensor<T>* grad_in, ExecContext& ctx) override;
+  std::vector<Parameter<T>*> parameters() override;
+
+  // [batch, 1, T]: the softmax over positions.
+  const Tensor<T>& attention() const override { return probs_; }
+  // Scores are q^T W^T p_i: the form in encoding space is W^T.
+  Matrix<T> QueryKeyMatrix(int) const override { return w_.value.transpose(); }
+
+ private:
+  explicit SparseSelectAttention(const Config& config) : config_(config) {}
+
+  bool stochastic() const { return config_.positional() == Config::STOCHASTIC; }
+  // The encodings of sample b of the last Forward (seq_len x d_e): rows of a row-major matrix.
+  using Rows = Eigen::Block<const Matrix<T>, Eigen::Dynamic, Eigen::Dynamic, true>;
+  Rows Encodings(int b) const;
+
+  Config config_;
+  int dim_ = 0, encoding_dim_ = 0, max_len_ = 0;
+  Parameter<T> w_, positions_;
+
+  // Caches of the last Forward.
+  const Tensor<T>* input_ = nullptr;
+  int seq_len_ = 0;
+  Matrix<T> drawn_;     // STOCHASTIC: (batch * T) x d_e, this batch's encodings
+  Matrix<T> queries_;   // batch x d_e: q_b
+  Matrix<T> keys_dir_;  // batch x d_e: (W q_b)^T, the direction scores project on
+  Matrix<T> marks_;     // batch x T: 1 for positions in y
+  Tensor<T> probs_;     // [batch, 1, T]
+
+  // Backward scratch.
+  Matrix<T> grad_scores_;  // batch x T
+  Matrix<T> r_;            // batch x d_e: sum_i ds_bi p_bi
+};
+
+}  // namespace attnlab
+
+#endif  // ATTNLAB_PLUGINS_SPARSE_SELECT_SPARSE_SELECT_ATTENTION_H_

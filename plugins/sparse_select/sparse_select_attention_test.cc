@@ -1,0 +1,125 @@
+#include "plugins/sparse_select/sparse_select_attention.h"
+
+#include <cmath>
+
+#include "attention/field_error.h"
+#include "attention/gradient_check.h"
+#include "google/protobuf/text_format.h"
+#include "gtest/gtest.h"
+
+namespace attnlab {
+namespace {
+
+using Config = plugins::SparseSelectConfig;
+
+template <typename T = double>
+std::unique_ptr<SparseSelectAttention<T>> Make(const std::string& text, const Shape& input,
+                                               uint64_t seed = 1) {
+  Config config;
+  EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &config)) << text;
+  auto layer = SparseSelectAttention<T>::Create(config);
+  EXPECT_TRUE(layer.ok()) << layer.status();
+  ExecContext ctx(seed);
+  auto out = (*layer)->Setup(input, ctx);
+  EXPECT_TRUE(out.ok()) << out.status();
+  return std::move(*layer);
+}
+
+// Random tokens, and marks y = {1, 3} in the last column of every sample.
+Tensor<double> Input(int batch, int seq_len, int dim) {
+  Tensor<double> x({batch, seq_len, dim + 1});
+  x.flat().setRandom();
+  for (int b = 0; b < batch; ++b) {
+    x.sample(b).col(dim).setZero();
+    x.sample(b)(1, dim) = 1;
+    x.sample(b)(3, dim) = 1;
+  }
+  return x;
+}
+
+TEST(SparseSelectTest, ForwardByHand) {
+  // p0 = (1, 0), p1 = (0, 1), p2 = (1, 1); W = I; y = {0}: q = p0, scores p_i . q = (1, 0, 1).
+  auto layer = Make(R"pb(encoding_dim: 2 positional: FIXED
+                         w { init: IDENTITY }
+                         positions { value: [ 1, 0, 0, 1, 1, 1 ] })pb",
+                    {1, 3, 2});
+  Tensor<double> x({1, 3, 2}), out;
+  x.flat() << 2, 1, -1, 0, 5, 0;  // tokens 2, -1, 5; token 0 marked
+  ExecContext ctx(1);
+  layer->Forward(x, &out, ctx);
+  const double e = std::exp(1.0);
+  EXPECT_EQ(out.shape(), (Shape{1, 1, 1}));
+  EXPECT_NEAR(out.data()[0], (2 * e - 1 + 5 * e) / (2 * e + 1), 1e-14);
+  EXPECT_NEAR(layer->attention().sample(0)(0, 1), 1 / (2 * e + 1), 1e-15);
+}
+
+TEST(SparseSelectTest, GradientChecksEveryPositionalKind) {
+  for (const char* config :
+       {"encoding_dim: 5 w { init: NORMAL std: 0.7 }",
+        "encoding_dim: 5 positional: FIXED max_len: 9 w { init: NORMAL std: 0.7 }",
+        "encoding_dim: 3 positional: LEARNED w { init: NORMAL std: 0.7 }"}) {
+    auto layer = Make(config, {4, 6, 3}, 2);
+    absl::Status status = CheckLayerGradients(*layer, Input(4, 6, 3));
+    EXPECT_TRUE(status.ok()) << config << ": " << status;
+  }
+}
+
+TEST(SparseSelectTest, StochasticEncodingsAreFreshPerSampleAndCall) {
+  auto layer = Make("encoding_dim: 170 w { init: IDENTITY }", {2, 200, 3});
+  Tensor<double> x = Input(2, 200, 2), out1, out2;
+  for (int b = 0; b < 2; ++b) x.sample(b).leftCols(2) = x.sample(0).leftCols(2);
+  ExecContext ctx(4);
+  layer->Forward(x, &out1, ctx);
+  EXPECT_NE(out1.sample(0), out1.sample(1));  // same tokens, different encodings
+  layer->Forward(x, &out2, ctx);
+  EXPECT_NE(out1.flat(), out2.flat());  // a new draw every call
+  ctx.Reseed(4);
+  layer->Forward(x, &out2, ctx);
+  EXPECT_EQ(out1.flat(), out2.flat());  // ... decided by the context's seed
+}
+
+TEST(SparseSelectTest, ResultsDoNotDependOnTheThreadCount) {
+  auto layer = Make<float>("encoding_dim: 16 w { init: NORMAL std: 0.5 }", {64, 30, 5});
+  Tensor<float> x({64, 30, 5}), out1, out2, grad_out({64, 1, 4}), grad1, grad2;
+  x.flat().setRandom();
+  grad_out.flat().setRandom();
+  ExecContext one(9, 1), two(9, 2);
+  layer->Forward(x, &out1, one);
+  layer->Backward(grad_out, &grad1, one);
+  const Matrix<float> w_grad1 = layer->parameters()[0]->grad;
+  layer->Forward(x, &out2, two);
+  layer->Backward(grad_out, &grad2, two);
+  EXPECT_EQ(out1.flat(), out2.flat());
+  EXPECT_EQ(grad1.flat(), grad2.flat());
+  EXPECT_EQ(w_grad1, layer->parameters()[0]->grad);
+}
+
+TEST(SparseSelectTest, LongerSequencesNeedEncodings) {
+  auto fixed = Make("encoding_dim: 4 positional: FIXED max_len: 10", {2, 6, 3});
+  EXPECT_TRUE(fixed->OutputShape({5, 10, 3}).ok());
+  EXPECT_FALSE(fixed->OutputShape({5, 11, 3}).ok());
+  EXPECT_FALSE(fixed->OutputShape({5, 6, 4}).ok());
+  auto spe = Make("encoding_dim: 4", {2, 6, 3});
+  EXPECT_EQ(*spe->OutputShape({5, 1000, 3}), (Shape{5, 1, 2}));
+}
+
+TEST(SparseSelectTest, ConfigErrorsNameTheField) {
+  auto error = [](const std::string& text) {
+    Config config;
+    google::protobuf::TextFormat::ParseFromString(text, &config);
+    return ErrorField(SparseSelectAttention<double>::Create(config).status());
+  };
+  EXPECT_EQ(error(""), "encoding_dim");
+  EXPECT_EQ(error("encoding_dim: 3 max_len: 5"), "max_len");
+  EXPECT_EQ(error("encoding_dim: 3 positions { init: ZEROS }"), "positions");
+  Config config;
+  config.set_encoding_dim(3);
+  config.set_positional(Config::FIXED);
+  config.set_max_len(4);
+  auto layer = SparseSelectAttention<double>::Create(config);
+  ExecContext ctx(1);
+  EXPECT_EQ(ErrorField((*layer)->Setup({1, 6, 3}, ctx).status()), "max_len");
+}
+
+}  // namespace
+}  // namespace attnlab
