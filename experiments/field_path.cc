@@ -88,6 +88,24 @@ absl::Status SetAt(Message* message, const std::vector<PathComponent>& path, siz
   return SetAt(child, path, at + 1, value, full_path);
 }
 
+// Path ".": the fields `value` sets replace the message's.
+absl::Status ReplaceTopLevelFields(Message* message, absl::string_view value) {
+  std::unique_ptr<Message> patch(message->New());
+  google::protobuf::TextFormat::Parser parser;
+  FirstParseError errors;
+  parser.RecordErrorsTo(&errors);
+  if (!parser.ParseFromString(std::string(value), patch.get())) {
+    return absl::InvalidArgumentError(absl::StrCat("value for '.' does not parse: line ",
+                                                   errors.line(), " column ", errors.column(),
+                                                   ": ", errors.message()));
+  }
+  std::vector<const FieldDescriptor*> fields;
+  patch->GetReflection()->ListFields(*patch, &fields);
+  for (const FieldDescriptor* field : fields) message->GetReflection()->ClearField(message, field);
+  message->MergeFrom(*patch);
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<std::vector<PathComponent>> ParseFieldPath(absl::string_view path) {
@@ -114,6 +132,7 @@ absl::StatusOr<std::vector<PathComponent>> ParseFieldPath(absl::string_view path
 }
 
 absl::Status SetFieldFromText(Message* message, absl::string_view path, absl::string_view value) {
+  if (path == ".") return ReplaceTopLevelFields(message, value);
   ASSIGN_OR_RETURN(const std::vector<PathComponent> components, ParseFieldPath(path));
   return SetAt(message, components, 0, value, path);
 }

@@ -50,6 +50,16 @@ TEST(FieldPathTest, SetsScalarsListsAndWholeMessages) {
   EXPECT_EQ(spec.training().log_step_size(), 3);
 }
 
+TEST(FieldPathTest, DotReplacesSeveralTopLevelParts) {
+  ExperimentSpec spec = Spec();
+  ASSERT_TRUE(SetFieldFromText(&spec, ".", "optimizer { adam {} lr: 0.01 } training { steps: 5 }")
+                  .ok());
+  EXPECT_TRUE(spec.optimizer().has_adam());
+  EXPECT_FALSE(spec.optimizer().has_normalized_gd());  // replaced, not merged
+  EXPECT_EQ(spec.training().steps(), 5);
+  EXPECT_EQ(spec.model().layer_size(), 1);  // untouched
+}
+
 TEST(FieldPathTest, StepsThroughAny) {
   ExperimentSpec spec = Spec();
   ASSERT_TRUE(SetFieldFromText(&spec, "model.layer[0].config.p.value", "[3, 4, 5]").ok());

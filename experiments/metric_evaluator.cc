@@ -1,6 +1,7 @@
 #include "experiments/metric_evaluator.h"
 
 #include <cmath>
+#include <limits>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -113,7 +114,7 @@ class MaxMarginEvaluator : public MetricEvaluator<T> {
     SplitBatch(train, &tokens_, &labels_);
   }
 
-  absl::StatusOr<double> Evaluate(const Model<T>&, const Batch<T>&) override {
+  absl::StatusOr<double> Evaluate(Model<T>&, const Batch<T>&) override {
     const Eigen::VectorXd v = ToDouble(v_->value);
     // Paper 1 scores token x by x^T W p; the layer's query-key form M has u^T M x, so W = M^T.
     const Eigen::MatrixXd w = ToDouble(layer_->QueryKeyMatrix(0)).transpose();
@@ -173,7 +174,7 @@ class SelectedProbabilityEvaluator : public MetricEvaluator<T> {
                                TokenSelection selection)
       : layer_(layer), v_(v), selection_(std::move(selection)) {}
 
-  absl::StatusOr<double> Evaluate(const Model<T>&, const Batch<T>& batch) override {
+  absl::StatusOr<double> Evaluate(Model<T>&, const Batch<T>& batch) override {
     std::vector<Eigen::MatrixXd> tokens;
     Eigen::VectorXd labels;
     SplitBatch(batch, &tokens, &labels);
@@ -194,7 +195,7 @@ class AttentionStatisticEvaluator : public MetricEvaluator<T> {
  public:
   AttentionStatisticEvaluator(AttentionLayer<T>* layer, bool entropy)
       : layer_(layer), entropy_(entropy) {}
-  absl::StatusOr<double> Evaluate(const Model<T>&, const Batch<T>&) override {
+  absl::StatusOr<double> Evaluate(Model<T>&, const Batch<T>&) override {
     return entropy_ ? AttentionEntropy(layer_->attention()) : MaxSoftmax(layer_->attention());
   }
 
@@ -207,7 +208,7 @@ template <typename T>
 class ParameterNormEvaluator : public MetricEvaluator<T> {
  public:
   explicit ParameterNormEvaluator(const Parameter<T>* param) : param_(param) {}
-  absl::StatusOr<double> Evaluate(const Model<T>&, const Batch<T>&) override {
+  absl::StatusOr<double> Evaluate(Model<T>&, const Batch<T>&) override {
     return static_cast<double>(param_->value.norm());
   }
 
@@ -215,11 +216,89 @@ class ParameterNormEvaluator : public MetricEvaluator<T> {
   const Parameter<T>* param_;
 };
 
+template <typename T>
+class CosineToIdentityEvaluator : public MetricEvaluator<T> {
+ public:
+  explicit CosineToIdentityEvaluator(const Parameter<T>* param) : param_(param) {}
+  absl::StatusOr<double> Evaluate(Model<T>&, const Batch<T>&) override {
+    const Matrix<T>& w = param_->value;
+    const double norm = static_cast<double>(w.norm());
+    return norm > 0 ? static_cast<double>(w.trace()) / (norm * std::sqrt(double(w.rows()))) : 0.0;
+  }
+
+ private:
+  const Parameter<T>* param_;
+};
+
+template <typename T>
+class MarkedAttentionEvaluator : public MetricEvaluator<T> {
+ public:
+  explicit MarkedAttentionEvaluator(AttentionLayer<T>* layer) : layer_(layer) {}
+  absl::StatusOr<double> Evaluate(Model<T>&, const Batch<T>& batch) override {
+    const Tensor<T>& probs = layer_->attention();
+    const int heads = layer_->heads(), marker = batch.inputs.cols() - 1;
+    double total = 0;
+    for (int s = 0; s < probs.batch(); ++s) {
+      const auto marks = batch.inputs.sample(s / heads).col(marker);
+      const auto a = probs.sample(s);
+      for (int t = 0; t < a.cols(); ++t) {
+        if (marks[t] > T(0.5)) total += static_cast<double>(a.col(t).sum());
+      }
+    }
+    return total / (static_cast<double>(probs.batch()) * probs.rows());
+  }
+
+ private:
+  AttentionLayer<T>* layer_;
+};
+
+template <typename T>
+class ValidationLossEvaluator : public MetricEvaluator<T> {
+ public:
+  ValidationLossEvaluator(const Batch<T>* set, bool supported, uint64_t seed, int threads)
+      : set_(set), supported_(supported), seed_(seed), ctx_(seed, threads) {}
+  bool reads_training_forward() const override { return false; }
+  absl::StatusOr<double> Evaluate(Model<T>& model, const Batch<T>&) override {
+    if (!supported_) return std::numeric_limits<double>::quiet_NaN();
+    ctx_.Reseed(seed_);  // the same random stream at every evaluation
+    ctx_.set_training(false);
+    model.Forward(set_->inputs, ctx_);
+    return static_cast<double>(model.ComputeLoss(set_->targets));
+  }
+
+ private:
+  const Batch<T>* set_;
+  bool supported_;
+  uint64_t seed_;
+  ExecContext ctx_;
+};
+
+template <typename T>
+class ParameterCountEvaluator : public MetricEvaluator<T> {
+ public:
+  absl::StatusOr<double> Evaluate(Model<T>& model, const Batch<T>&) override {
+    return static_cast<double>(model.parameter_count());
+  }
+};
+
+template <typename T>
+absl::StatusOr<const Parameter<T>*> FindParameter(const Model<T>& model, const std::string& name,
+                                                  const std::string& field) {
+  const Parameter<T>* param = model.FindParameter(name);
+  if (param != nullptr) return param;
+  std::string known;
+  for (const Parameter<T>* p : model.parameters()) {
+    absl::StrAppend(&known, known.empty() ? "" : ", ", p->name);
+  }
+  return FieldError(field, absl::StrCat("no parameter '", name, "'; parameters: ", known));
+}
+
 }  // namespace
 
 template <typename T>
 absl::StatusOr<std::unique_ptr<MetricEvaluator<T>>> CreateMetricEvaluator(
-    const MetricSpec& spec, const Model<T>& model, const Dataset<T>& dataset) {
+    const MetricSpec& spec, const Model<T>& model, const Dataset<T>& dataset, uint64_t seed,
+    int threads) {
   using Result = std::unique_ptr<MetricEvaluator<T>>;
   const Shape inputs = dataset.input_shape();
   switch (spec.kind_case()) {
@@ -264,29 +343,55 @@ absl::StatusOr<std::unique_ptr<MetricEvaluator<T>>> CreateMetricEvaluator(
       return Result(new AttentionStatisticEvaluator<T>(layer, entropy));
     }
     case MetricSpec::kParamNorm: {
-      const Parameter<T>* param = model.FindParameter(spec.param_norm().param());
-      if (param == nullptr) {
-        std::string known;
-        for (const Parameter<T>* p : model.parameters()) {
-          absl::StrAppend(&known, known.empty() ? "" : ", ", p->name);
-        }
-        return FieldError("param_norm.param", absl::StrCat("no parameter '",
-                                                           spec.param_norm().param(),
-                                                           "'; parameters: ", known));
-      }
+      ASSIGN_OR_RETURN(const Parameter<T>* param,
+                       FindParameter(model, spec.param_norm().param(), "param_norm.param"));
       return Result(new ParameterNormEvaluator<T>(param));
     }
+    case MetricSpec::kCosineToIdentity: {
+      ASSIGN_OR_RETURN(const Parameter<T>* param,
+                       FindParameter(model, spec.cosine_to_identity().param(),
+                                     "cosine_to_identity.param"));
+      if (param->value.rows() != param->value.cols()) {
+        return FieldError("cosine_to_identity.param",
+                          absl::StrCat("'", param->name, "' is not square"));
+      }
+      return Result(new CosineToIdentityEvaluator<T>(param));
+    }
+    case MetricSpec::kMarkedAttention: {
+      ASSIGN_OR_RETURN(AttentionLayer<T>* layer,
+                       FindAttention(model, spec.marked_attention().layer(),
+                                     "marked_attention.layer"));
+      return Result(new MarkedAttentionEvaluator<T>(layer));
+    }
+    case MetricSpec::kValidationLoss: {
+      const std::string& name = spec.validation_loss().set();
+      std::string known;
+      for (const NamedBatch<T>& set : dataset.validation()) {
+        if (set.name == name) {
+          const bool supported =
+              model.CheckShapes(set.batch.inputs.shape(), set.batch.targets.shape()).ok();
+          return Result(new ValidationLossEvaluator<T>(&set.batch, supported, seed, threads));
+        }
+        absl::StrAppend(&known, known.empty() ? "" : ", ", set.name);
+      }
+      return FieldError("validation_loss.set",
+                        absl::StrCat("the dataset has no validation set '", name, "'; sets: ",
+                                     known.empty() ? "none" : known));
+    }
+    case MetricSpec::kParamCount:
+      return Result(new ParameterCountEvaluator<T>());
     case MetricSpec::KIND_NOT_SET:
       break;
   }
   return FieldError("kind",
                     "missing required field: one of max_margin, selected_probability, "
-                    "attention_entropy, max_softmax, param_norm");
+                    "attention_entropy, max_softmax, param_norm, cosine_to_identity, "
+                    "marked_attention, validation_loss, param_count");
 }
 
 template absl::StatusOr<std::unique_ptr<MetricEvaluator<float>>> CreateMetricEvaluator(
-    const MetricSpec&, const Model<float>&, const Dataset<float>&);
+    const MetricSpec&, const Model<float>&, const Dataset<float>&, uint64_t, int);
 template absl::StatusOr<std::unique_ptr<MetricEvaluator<double>>> CreateMetricEvaluator(
-    const MetricSpec&, const Model<double>&, const Dataset<double>&);
+    const MetricSpec&, const Model<double>&, const Dataset<double>&, uint64_t, int);
 
 }  // namespace attnlab

@@ -15,15 +15,22 @@ template <typename T>
 class MetricEvaluator {
  public:
   virtual ~MetricEvaluator() = default;
-  // Right after model.Forward(batch.inputs): attention layers hold this batch's probabilities.
-  virtual absl::StatusOr<double> Evaluate(const Model<T>& model, const Batch<T>& batch) = 0;
+
+  // Metrics that read the training forward pass (attention probabilities of `batch`) are
+  // evaluated right after it; the others (validation losses run their own forward pass, which
+  // overwrites the layers' caches) after the backward pass.
+  virtual bool reads_training_forward() const { return true; }
+
+  virtual absl::StatusOr<double> Evaluate(Model<T>& model, const Batch<T>& batch) = 0;
 };
 
 // Checks the metric against the model and dataset (the layer exists and is an attention layer,
 // the parameters exist, ...). Errors are FieldErrors relative to the MetricSpec.
+// `seed` and `threads` drive the validation passes.
 template <typename T>
 absl::StatusOr<std::unique_ptr<MetricEvaluator<T>>> CreateMetricEvaluator(
-    const MetricSpec& spec, const Model<T>& model, const Dataset<T>& dataset);
+    const MetricSpec& spec, const Model<T>& model, const Dataset<T>& dataset, uint64_t seed,
+    int threads);
 
 }  // namespace attnlab
 

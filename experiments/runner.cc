@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <set>
 
@@ -169,9 +170,11 @@ std::string SummaryTable(const ExperimentSpec& spec, const ExperimentResult& res
       for (const auto& label : trial.labels) row.push_back(label.second);
       row.push_back(absl::StrCat(step));
       for (const auto& metric : metrics) {
-        row.push_back(result.results[i].has_value()
-                          ? absl::StrFormat("%.6g", result.results[i]->At(step, metric))
-                          : "failed");
+        const double value =
+            result.results[i].has_value() ? result.results[i]->At(step, metric) : 0;
+        row.push_back(!result.results[i].has_value() ? "failed"
+                      : std::isnan(value)             ? "n/a"
+                                                      : absl::StrFormat("%.6g", value));
       }
       rows.push_back(std::move(row));
     }

@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "attention/field_error.h"
+#include "attention/gaussian.h"
 #include "attention/model.h"
 #include "attention/status_macros.h"
 #include "datasets/dataset.h"
@@ -104,7 +105,10 @@ class TypedTrialRunner : public TrialRunner {
 
     runner->names_.push_back("loss");
     for (int i = 0; i < spec.metric_size(); ++i) {
-      auto metric = CreateMetricEvaluator<T>(spec.metric(i), *runner->model_, *runner->dataset_);
+      // Validation passes get their own stream, fixed per trial.
+      auto metric = CreateMetricEvaluator<T>(spec.metric(i), *runner->model_, *runner->dataset_,
+                                             StreamSeed(spec.training().seed(), 0x5eed),
+                                             threads);
       if (!metric.ok()) return PrefixErrorField(absl::StrCat("metric[", i, "]"), metric.status());
       runner->metrics_.push_back(std::move(*metric));
       runner->names_.push_back(spec.metric(i).name());
@@ -131,26 +135,19 @@ class TypedTrialRunner : public TrialRunner {
       if (!std::isfinite(loss)) {
         return absl::InternalError(absl::StrCat("loss is ", loss, " at step ", step));
       }
+      last_loss = loss;
       if (log) {
-        last_loss = loss;
         result.points.push_back({step, "loss", loss});
-        for (size_t m = 0; m < metrics_.size(); ++m) {
-          absl::StatusOr<double> value = metrics_[m]->Evaluate(*model_, *batch);
-          if (!value.ok()) {
-            return absl::Status(value.status().code(),
-                                absl::StrCat("metric '", names_[m + 1], "' at step ", step, ": ",
-                                             value.status().message()));
-          }
-          result.points.push_back({step, names_[m + 1], *value});
-        }
+        RETURN_IF_ERROR(EvaluateMetrics(step, /*training_forward=*/true, *batch, &result));
       }
       const auto now = std::chrono::steady_clock::now();
       if (progress && (step == training.steps() || now - last_report > std::chrono::seconds(1))) {
         progress({step, training.steps(), last_loss});
         last_report = now;
       }
+      if (step < training.steps()) model_->Backward(ctx_);
+      if (log) RETURN_IF_ERROR(EvaluateMetrics(step, /*training_forward=*/false, *batch, &result));
       if (step == training.steps()) break;
-      model_->Backward(ctx_);
       optimizer_->Step(model_->parameters(), step);
     }
     return result;
@@ -159,6 +156,23 @@ class TypedTrialRunner : public TrialRunner {
   const std::vector<std::string>& metric_names() const override { return names_; }
 
  private:
+  // The metrics that read the training forward pass (or the others), appended in spec order
+  // within each group.
+  absl::Status EvaluateMetrics(int64_t step, bool training_forward, const Batch<T>& batch,
+                               TrialResult* result) {
+    for (size_t m = 0; m < metrics_.size(); ++m) {
+      if (metrics_[m]->reads_training_forward() != training_forward) continue;
+      absl::StatusOr<double> value = metrics_[m]->Evaluate(*model_, batch);
+      if (!value.ok()) {
+        return absl::Status(value.status().code(),
+                            absl::StrCat("metric '", names_[m + 1], "' at step ", step, ": ",
+                                         value.status().message()));
+      }
+      result->points.push_back({step, names_[m + 1], *value});
+    }
+    return absl::OkStatus();
+  }
+
   TypedTrialRunner(const ExperimentSpec& spec, int threads)
       : spec_(spec), ctx_(spec.training().seed(), threads) {}
 

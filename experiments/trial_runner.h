@@ -31,7 +31,7 @@ struct TrialResult {
 struct Progress {
   int64_t step;
   int64_t steps;
-  double loss;  // at the last logged step
+  double loss;  // of the last training step
 };
 
 class TrialRunner {
