@@ -8,6 +8,7 @@
 #include "attention/parallel.h"
 #include "attention/plugin_registry.h"
 #include "attention/softmax.h"
+#include "attention/weighted_row_sum.h"
 #include "attention/status_macros.h"
 
 namespace attnlab {
@@ -76,18 +77,12 @@ std::vector<Parameter<T>*> SparseSelectAttention<T>::parameters() {
 }
 
 template <typename T>
-typename SparseSelectAttention<T>::Rows SparseSelectAttention<T>::Encodings(int b) const {
-  if (stochastic()) return drawn_.middleRows(b * seq_len_, seq_len_);
-  return positions_.value.topRows(seq_len_);
-}
-
-template <typename T>
 void SparseSelectAttention<T>::Forward(const Tensor<T>& in, Tensor<T>* out, ExecContext& ctx) {
   input_ = &in;
   const int batch = in.batch();
   seq_len_ = in.rows();
   const uint64_t seed = stochastic() ? ctx.rng()() : 0;
-  if (stochastic()) drawn_.resize(batch * seq_len_, encoding_dim_);
+  if (stochastic()) projected_.resize(int64_t(batch) * (dim_ + 1), encoding_dim_);
   queries_.resize(batch, encoding_dim_);
   keys_dir_.resize(batch, encoding_dim_);
   marks_.resize(batch, seq_len_);
@@ -95,13 +90,14 @@ void SparseSelectAttention<T>::Forward(const Tensor<T>& in, Tensor<T>* out, Exec
   out->Resize({batch, 1, dim_});
   const T scale = static_cast<T>(1 / std::sqrt(double(encoding_dim_)));
   ParallelFor(ctx, batch, [&](int begin, int end) {
+    // This thread's scratch.
+    Matrix<T> drawn(stochastic() ? seq_len_ : 0, encoding_dim_), weighted(seq_len_, dim_ + 1);
     for (int b = begin; b < end; ++b) {
       if (stochastic()) {  // one stream per sample: the draws do not depend on the split
-        GaussianStream(StreamSeed(seed, b))
-            .Fill(drawn_.data() + int64_t(b) * seq_len_ * encoding_dim_,
-                  int64_t(seq_len_) * encoding_dim_, scale);
+        GaussianStream(StreamSeed(seed, b)).Fill(drawn.data(), drawn.size(), scale);
       }
-      const auto p = Encodings(b);
+      const auto p = stochastic() ? drawn.topRows(seq_len_)
+                                  : positions_.value.topRows(seq_len_);
       const auto x = in.sample(b);
       auto q = queries_.row(b);
       q.setZero();
@@ -114,6 +110,11 @@ void SparseSelectAttention<T>::Forward(const Tensor<T>& in, Tensor<T>* out, Exec
       a.noalias() = keys_dir_.row(b) * p.transpose();  // scores p_i^T W q
       SoftmaxRows(a, a);
       out->sample(b).noalias() = a * x.leftCols(dim_);
+      if (stochastic()) {
+        weighted.leftCols(dim_) = a.transpose().asDiagonal() * x.leftCols(dim_);
+        weighted.col(dim_) = a.transpose();
+        WeightedRowSum(weighted, p, projected_.middleRows(int64_t(b) * (dim_ + 1), dim_ + 1));
+      }
     }
   });
 }
@@ -131,10 +132,18 @@ void SparseSelectAttention<T>::Backward(const Tensor<T>& grad_out, Tensor<T>* gr
       const auto g = grad_out.sample(b);  // 1 x d
       const auto x = in.sample(b);
       const auto a = probs_.sample(b);
-      auto ds = grad_scores_.row(b);
-      ds.noalias() = g * x.leftCols(dim_).transpose();  // dL/da
-      SoftmaxRowsBackward(a, ds, ds);
-      r_.row(b).noalias() = ds * Encodings(b);
+      if (stochastic()) {
+        // r = P^T (a .* X g^T) - (f . g) P^T a, from the projections kept by Forward.
+        const auto projected = projected_.middleRows(int64_t(b) * (dim_ + 1), dim_ + 1);
+        const T f_dot_g = (a * x.leftCols(dim_)).cwiseProduct(g).sum();
+        r_.row(b).noalias() = g * projected.topRows(dim_);
+        r_.row(b) -= f_dot_g * projected.row(dim_);
+      } else {
+        auto ds = grad_scores_.row(b);
+        ds.noalias() = g * x.leftCols(dim_).transpose();  // dL/da
+        SoftmaxRowsBackward(a, ds, ds);
+        r_.row(b).noalias() = ds * positions_.value.topRows(seq_len_);
+      }
       if (grad_in != nullptr) {
         auto dx = grad_in->sample(b);
         dx.leftCols(dim_).noalias() = a.transpose() * g;

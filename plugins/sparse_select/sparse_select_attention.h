@@ -33,9 +33,6 @@ class SparseSelectAttention : public AttentionLayer<T> {
   explicit SparseSelectAttention(const Config& config) : config_(config) {}
 
   bool stochastic() const { return config_.positional() == Config::STOCHASTIC; }
-  // The encodings of sample b of the last Forward (seq_len x d_e): rows of a row-major matrix.
-  using Rows = Eigen::Block<const Matrix<T>, Eigen::Dynamic, Eigen::Dynamic, true>;
-  Rows Encodings(int b) const;
 
   Config config_;
   int dim_ = 0, encoding_dim_ = 0, max_len_ = 0;
@@ -44,7 +41,11 @@ class SparseSelectAttention : public AttentionLayer<T> {
   // Caches of the last Forward.
   const Tensor<T>* input_ = nullptr;
   int seq_len_ = 0;
-  Matrix<T> drawn_;     // STOCHASTIC: (batch * T) x d_e, this batch's encodings
+  // STOCHASTIC: the backward pass needs r = P^T ds with ds = a .* (X g - (f . g)), so it needs
+  // P only through [a .* X, a]^T P ((d + 1) x d_e per sample), computed while P is in cache.
+  // Keeping that instead of P (T x d_e per sample, 35 MB a batch in paper 3) saves the memory
+  // traffic; the encodings themselves live in a per-thread scratch.
+  Matrix<T> projected_;  // (batch * (d + 1)) x d_e
   Matrix<T> queries_;   // batch x d_e: q_b
   Matrix<T> keys_dir_;  // batch x d_e: (W q_b)^T, the direction scores project on
   Matrix<T> marks_;     // batch x T: 1 for positions in y
