@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "attention/field_error.h"
+#include "attention/parallel_product.h"
 #include "attention/plugin_registry.h"
 #include "attention/status_macros.h"
 
@@ -92,17 +93,18 @@ std::vector<Parameter<T>*> FcNet<T>::parameters() {
 }
 
 template <typename T>
-void FcNet<T>::Forward(const Tensor<T>& in, Tensor<T>* out, ExecContext&) {
+void FcNet<T>::Forward(const Tensor<T>& in, Tensor<T>* out, ExecContext& ctx) {
   input_ = &in;
   const int batch = in.batch();
   // The flat row-major tensor is already [batch, T * C].
   const Eigen::Map<const Matrix<T>> x(in.data(), batch, inputs_);
   const size_t hidden = pre_.size();
   for (size_t k = 0; k < hidden; ++k) {
+    pre_[k].resize(batch, weights_[k].value.cols());
     if (k == 0) {
-      pre_[k].noalias() = x * weights_[k].value;
+      ParallelProduct(ctx, x, weights_[k].value, pre_[k]);
     } else {
-      pre_[k].noalias() = post_[k - 1] * weights_[k].value;
+      ParallelProduct(ctx, post_[k - 1], weights_[k].value, pre_[k]);
     }
     pre_[k].rowwise() += biases_[k].value.row(0);
     post_[k] = pre_[k].unaryExpr([this](T v) { return Activate(config_.activation(), v); });
@@ -110,15 +112,15 @@ void FcNet<T>::Forward(const Tensor<T>& in, Tensor<T>* out, ExecContext&) {
   out->Resize({batch, 1, config_.output_dim()});
   Eigen::Map<Matrix<T>> y(out->data(), batch, config_.output_dim());
   if (hidden == 0) {
-    y.noalias() = x * weights_[0].value;
+    ParallelProduct(ctx, x, weights_[0].value, y);
   } else {
-    y.noalias() = post_[hidden - 1] * weights_[hidden].value;
+    ParallelProduct(ctx, post_[hidden - 1], weights_[hidden].value, y);
   }
   y.rowwise() += biases_[hidden].value.row(0);
 }
 
 template <typename T>
-void FcNet<T>::Backward(const Tensor<T>& grad_out, Tensor<T>* grad_in, ExecContext&) {
+void FcNet<T>::Backward(const Tensor<T>& grad_out, Tensor<T>* grad_in, ExecContext& ctx) {
   const int batch = input_->batch();
   const Eigen::Map<const Matrix<T>> x(input_->data(), batch, inputs_);
   grad_ = Eigen::Map<const Matrix<T>>(grad_out.data(), batch, config_.output_dim());
@@ -126,19 +128,20 @@ void FcNet<T>::Backward(const Tensor<T>& grad_out, Tensor<T>* grad_in, ExecConte
     // grad_ = dL/d(output of affine map k).
     biases_[k].grad = grad_.colwise().sum();
     if (k == 0) {
-      weights_[k].grad.noalias() = x.transpose() * grad_;
+      ParallelProduct(ctx, x.transpose(), grad_, weights_[k].grad);
     } else {
-      weights_[k].grad.noalias() = post_[k - 1].transpose() * grad_;
+      ParallelProduct(ctx, post_[k - 1].transpose(), grad_, weights_[k].grad);
     }
     if (k == 0) break;
-    Matrix<T> upstream = grad_ * weights_[k].value.transpose();
-    grad_ = upstream.cwiseProduct(pre_[k - 1].unaryExpr(
+    upstream_.resize(batch, weights_[k].value.rows());
+    ParallelProduct(ctx, grad_, weights_[k].value.transpose(), upstream_);
+    grad_ = upstream_.cwiseProduct(pre_[k - 1].unaryExpr(
         [this](T v) { return ActivateDerivative(config_.activation(), v); }));
   }
   if (grad_in == nullptr) return;
   grad_in->Resize(input_->shape());
-  Eigen::Map<Matrix<T>>(grad_in->data(), batch, inputs_).noalias() =
-      grad_ * weights_[0].value.transpose();
+  Eigen::Map<Matrix<T>> dx(grad_in->data(), batch, inputs_);
+  ParallelProduct(ctx, grad_, weights_[0].value.transpose(), dx);
 }
 
 template class FcNet<float>;

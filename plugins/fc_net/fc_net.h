@@ -35,7 +35,7 @@ class FcNet : public Layer<T> {
   // Forward caches: pre_[k] = the pre-activation of hidden layer k; post_[k] its activation.
   const Tensor<T>* input_ = nullptr;
   std::vector<Matrix<T>> pre_, post_;
-  Matrix<T> grad_;  // backward scratch
+  Matrix<T> grad_, upstream_;  // backward scratch
 };
 
 }  // namespace attnlab

@@ -74,3 +74,30 @@ TEST(FcNetTest, ConfigErrorsNameTheField) {
 
 }  // namespace
 }  // namespace attnlab
+
+namespace attnlab {
+namespace {
+
+TEST(FcNetTest, ResultsDoNotDependOnTheThreadCount) {
+  plugins::FcNetConfig config;
+  config.set_output_dim(5);
+  config.add_hidden(300);
+  auto net = std::move(*FcNet<float>::Create(config));
+  ExecContext setup(1);
+  ASSERT_TRUE(net->Setup({64, 20, 6}, setup).ok());
+  Tensor<float> x({64, 20, 6}), g({64, 1, 5}), out1, out2, gin1, gin2;
+  x.flat().setRandom();
+  g.flat().setRandom();
+  ExecContext one(1, 1), two(1, 2);
+  net->Forward(x, &out1, one);
+  net->Backward(g, &gin1, one);
+  const Matrix<float> w0 = net->parameters()[0]->grad;
+  net->Forward(x, &out2, two);
+  net->Backward(g, &gin2, two);
+  EXPECT_EQ(out1.flat(), out2.flat());
+  EXPECT_EQ(gin1.flat(), gin2.flat());
+  EXPECT_EQ(w0, net->parameters()[0]->grad);
+}
+
+}  // namespace
+}  // namespace attnlab

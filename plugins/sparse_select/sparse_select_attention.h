@@ -3,6 +3,7 @@
 #define ATTNLAB_PLUGINS_SPARSE_SELECT_SPARSE_SELECT_ATTENTION_H_
 
 #include <memory>
+#include <cstdint>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -33,6 +34,9 @@ class SparseSelectAttention : public AttentionLayer<T> {
   explicit SparseSelectAttention(const Config& config) : config_(config) {}
 
   bool stochastic() const { return config_.positional() == Config::STOCHASTIC; }
+  bool projected() const { return stochastic() && config_.sampler() == Config::PROJECTED; }
+  void ForwardProjected(const Tensor<T>& in, Tensor<T>* out, ExecContext& ctx);
+  void BackwardProjected(const Tensor<T>& grad_out, Tensor<T>* grad_in, ExecContext& ctx);
 
   Config config_;
   int dim_ = 0, encoding_dim_ = 0, max_len_ = 0;
@@ -46,6 +50,12 @@ class SparseSelectAttention : public AttentionLayer<T> {
   // Keeping that instead of P (T x d_e per sample, 35 MB a batch in paper 3) saves the memory
   // traffic; the encodings themselves live in a per-thread scratch.
   Matrix<T> projected_;  // (batch * (d + 1)) x d_e
+  // PROJECTED sampler: the marked rows of every sample (sample b's start at marked_start_[b]),
+  // the raw scores, and each sample's d_e-dimensional normal orthogonal to u.
+  std::vector<int> marked_start_;
+  Matrix<T> marked_rows_;  // (number of marks in the batch) x d_e
+  Matrix<T> scores_;       // batch x T
+  Matrix<T> noise_;        // batch x d_e
   Matrix<T> queries_;   // batch x d_e: q_b
   Matrix<T> keys_dir_;  // batch x d_e: (W q_b)^T, the direction scores project on
   Matrix<T> marks_;     // batch x T: 1 for positions in y

@@ -94,6 +94,74 @@ TEST(SparseSelectTest, ResultsDoNotDependOnTheThreadCount) {
   EXPECT_EQ(w_grad1, layer->parameters()[0]->grad);
 }
 
+// PROJECTED draws fewer numbers but must give outputs and weight gradients the same joint
+// distribution as FULL. One sample, repeated over a batch of N: every copy gets its own
+// encodings, so one Forward/Backward gives N independent draws of the sample's output f and
+// of its contribution to dW (through the rows r_b, since dW = sum_b r_b q_b^T; we compare
+// the per-copy products from N batches of one).
+TEST(SparseSelectTest, ProjectedSamplerMatchesFullInDistribution) {
+  const int n = 20000, seq_len = 12, dim = 2, enc = 4;
+  Tensor<double> x = Input(1, seq_len, dim), grad_out({1, 1, dim});
+  grad_out.flat() << 0.7, -1.3;
+  // Per draw: f (2 entries) and dW (16); the first, second and fourth moments of each.
+  struct Moments {
+    Eigen::VectorXd m1 = Eigen::VectorXd::Zero(18), m2 = m1, m4 = m1;
+  };
+  auto moments = [&](const std::string& sampler) {
+    auto layer = Make("encoding_dim: 4 w { init: NORMAL std: 0.8 } " + sampler,
+                      {1, seq_len, dim + 1}, 3);
+    Moments m;
+    ExecContext ctx(11);
+    Tensor<double> out, grad_in;
+    for (int i = 0; i < n; ++i) {
+      layer->Forward(x, &out, ctx);
+      layer->Backward(grad_out, &grad_in, ctx);
+      Eigen::VectorXd draw(18);
+      draw << out.data()[0], out.data()[1],
+          Eigen::Map<const Eigen::VectorXd>(layer->parameters()[0]->grad.data(), enc * enc);
+      m.m1 += draw / n;
+      m.m2 += draw.cwiseAbs2() / n;
+      m.m4 += draw.cwiseAbs2().cwiseAbs2() / n;
+    }
+    return m;
+  };
+  const Moments full = moments("sampler: FULL"), proj = moments("sampler: PROJECTED");
+  for (int k = 0; k < 18; ++k) {
+    // Standard errors of the difference of two independent estimates, from the data.
+    const double var = full.m2[k] - full.m1[k] * full.m1[k];
+    const double var_of_square = full.m4[k] - full.m2[k] * full.m2[k];
+    EXPECT_NEAR(proj.m1[k], full.m1[k], 5 * std::sqrt(2 * var / n)) << "entry " << k;
+    EXPECT_NEAR(proj.m2[k], full.m2[k], 5 * std::sqrt(2 * var_of_square / n)) << "entry " << k;
+  }
+}
+
+TEST(SparseSelectTest, ProjectedSamplerInputGradientIsExact) {
+  auto layer = Make("encoding_dim: 5 sampler: PROJECTED w { init: NORMAL std: 0.7 }", {3, 6, 3});
+  // dL/dx = a g^T does not involve the sampled gradient noise, so finite differences apply to
+  // the inputs; W's gradient is a draw (checked in distribution above).
+  Tensor<double> x = Input(3, 6, 2), out, grad_in;
+  ExecContext ctx(5);
+  layer->Forward(x, &out, ctx);
+  Tensor<double> grad_out(out.shape());
+  grad_out.flat().setRandom();
+  layer->Backward(grad_out, &grad_in, ctx);
+  for (int i : {0, 4, 7, 13}) {
+    if (i % 3 == 2) continue;  // the marks column
+    auto loss = [&] {
+      ctx.Reseed(5);
+      layer->Forward(x, &out, ctx);
+      return out.flat().cwiseProduct(grad_out.flat()).sum();
+    };
+    const double saved = x.data()[i];
+    x.data()[i] = saved + 1e-6;
+    const double plus = loss();
+    x.data()[i] = saved - 1e-6;
+    const double minus = loss();
+    x.data()[i] = saved;
+    EXPECT_NEAR(grad_in.data()[i], (plus - minus) / 2e-6, 1e-6) << i;
+  }
+}
+
 TEST(SparseSelectTest, LongerSequencesNeedEncodings) {
   auto fixed = Make("encoding_dim: 4 positional: FIXED max_len: 10", {2, 6, 3});
   EXPECT_TRUE(fixed->OutputShape({5, 10, 3}).ok());
@@ -112,6 +180,7 @@ TEST(SparseSelectTest, ConfigErrorsNameTheField) {
   EXPECT_EQ(error(""), "encoding_dim");
   EXPECT_EQ(error("encoding_dim: 3 max_len: 5"), "max_len");
   EXPECT_EQ(error("encoding_dim: 3 positions { init: ZEROS }"), "positions");
+  EXPECT_EQ(error("encoding_dim: 3 positional: LEARNED sampler: PROJECTED"), "sampler");
   Config config;
   config.set_encoding_dim(3);
   config.set_positional(Config::FIXED);
