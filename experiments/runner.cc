@@ -155,8 +155,7 @@ absl::StatusOr<ExperimentResult> RunExperiment(const ParsedSpec& parsed,
 std::string SummaryTable(const ExperimentSpec& spec, const ExperimentResult& result) {
   std::vector<std::string> metrics(spec.report().metric().begin(), spec.report().metric().end());
   if (metrics.empty()) metrics = result.metric_names;
-  std::vector<int64_t> steps(spec.report().step().begin(), spec.report().step().end());
-  if (steps.empty()) steps.push_back(spec.training().steps());
+  const std::vector<int64_t> report_steps(spec.report().step().begin(), spec.report().step().end());
 
   std::vector<std::string> header = {"trial"};
   for (const auto& column : SweepColumns(spec)) header.push_back(column);
@@ -165,6 +164,8 @@ std::string SummaryTable(const ExperimentSpec& spec, const ExperimentResult& res
   std::vector<std::vector<std::string>> rows;
   for (size_t i = 0; i < result.trials.size(); ++i) {
     const Trial& trial = result.trials[i];
+    std::vector<int64_t> steps = report_steps;
+    if (steps.empty()) steps.push_back(trial.spec.training().steps());
     for (int64_t step : steps) {
       std::vector<std::string> row = {trial.id};
       for (const auto& label : trial.labels) row.push_back(label.second);
