@@ -81,7 +81,7 @@ __attribute__((noinline)) F32x16 FixTailLanes(F32x16 p, F32x16 w, uint32_t mask)
 
 // sqrt(2) * erfinv(2u - 1) for u in (0, 1) (M. Giles, "Approximating the erfinv function",
 // GPU Computing Gems, 2011). w = -log(1 - x^2) is computed as -log(4u(1 - u)), exact for our
-// 24-bit grid of u, so the tails keep their precision.
+// 23-bit grid of u, so the tails keep their precision.
 inline F32x16 NormalQuantile(F32x16 u) {
   const F32x16 w = -Log(4.0f * u * (1.0f - u));
   const F32x16 a = w - 2.5f;
@@ -132,8 +132,10 @@ void GaussianStream::Fill(float* out, Eigen::Index n, float std) {
   std::memcpy(&s2, state_[2], 64);
   std::memcpy(&s3, state_[3], 64);
   for (Eigen::Index i = 0; i < n; i += 16) {
-    const U32x16 bits = NextBits(s0, s1, s2, s3) >> 8;  // the top 24 bits: xoshiro's best
-    const F32x16 u = __builtin_convertvector(bits, F32x16) * (1.0f / 16777216) + (0.5f / 16777216);
+    // u = (k + 1/2) / 2^23 for the top 23 bits k: strictly inside (0, 1), and 1 - u exact.
+    // (24 bits do not fit: (2^24 - 1/2) / 2^24 rounds to exactly 1.0 in float.)
+    const U32x16 bits = NextBits(s0, s1, s2, s3) >> 9;
+    const F32x16 u = (__builtin_convertvector(bits, F32x16) + 0.5f) * (1.0f / 8388608);
     const F32x16 z = NormalQuantile(u) * std;
     if (i + 16 <= n) {
       std::memcpy(out + i, &z, sizeof(z));  // constant size: one vector store

@@ -7,7 +7,7 @@
 //
 // Streams are cheap to create, so parallel code seeds one per work item
 // (StreamSeed(base, item)): the draws then do not depend on how work is split across threads.
-// Resolution: the uniforms carry 24 bits, so |z| <= 5.6; quantiles are accurate to 1e-3
+// Resolution: the uniforms carry 23 bits, so |z| <= 5.4; quantiles are accurate to 1e-3
 // relative in the tails, far better in the bulk.
 #ifndef ATTNLAB_ATTENTION_GAUSSIAN_H_
 #define ATTNLAB_ATTENTION_GAUSSIAN_H_

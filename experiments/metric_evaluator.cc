@@ -274,6 +274,19 @@ class ValidationLossEvaluator : public MetricEvaluator<T> {
 };
 
 template <typename T>
+class GradientNormEvaluator : public MetricEvaluator<T> {
+ public:
+  explicit GradientNormEvaluator(const Parameter<T>* param) : param_(param) {}
+  bool reads_training_forward() const override { return false; }  // after the backward pass
+  absl::StatusOr<double> Evaluate(Model<T>&, const Batch<T>&) override {
+    return static_cast<double>(param_->grad.norm());
+  }
+
+ private:
+  const Parameter<T>* param_;
+};
+
+template <typename T>
 class ParameterCountEvaluator : public MetricEvaluator<T> {
  public:
   absl::StatusOr<double> Evaluate(Model<T>& model, const Batch<T>&) override {
@@ -380,13 +393,18 @@ absl::StatusOr<std::unique_ptr<MetricEvaluator<T>>> CreateMetricEvaluator(
     }
     case MetricSpec::kParamCount:
       return Result(new ParameterCountEvaluator<T>());
+    case MetricSpec::kGradNorm: {
+      ASSIGN_OR_RETURN(const Parameter<T>* param,
+                       FindParameter(model, spec.grad_norm().param(), "grad_norm.param"));
+      return Result(new GradientNormEvaluator<T>(param));
+    }
     case MetricSpec::KIND_NOT_SET:
       break;
   }
   return FieldError("kind",
                     "missing required field: one of max_margin, selected_probability, "
                     "attention_entropy, max_softmax, param_norm, cosine_to_identity, "
-                    "marked_attention, validation_loss, param_count");
+                    "marked_attention, validation_loss, param_count, grad_norm");
 }
 
 template absl::StatusOr<std::unique_ptr<MetricEvaluator<float>>> CreateMetricEvaluator(

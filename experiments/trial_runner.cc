@@ -145,7 +145,7 @@ class TypedTrialRunner : public TrialRunner {
         progress({step, training.steps(), last_loss});
         last_report = now;
       }
-      if (step < training.steps()) model_->Backward(ctx_);
+      model_->Backward(ctx_);  // at the last step too, for gradient metrics
       if (log) RETURN_IF_ERROR(EvaluateMetrics(step, /*training_forward=*/false, *batch, &result));
       if (step == training.steps()) break;
       optimizer_->Step(model_->parameters(), step);

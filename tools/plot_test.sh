@@ -11,4 +11,11 @@ width=$(od -An -tu1 -j16 -N4 "$out" | awk '{print $1*16777216 + $2*65536 + $3*25
 message=$(tools/plot tools/testdata/plot_fixture --metric nope 2>&1 >/dev/null)
 [[ $? -eq 2 && "$message" == "tools/plot: no metric 'nope' in tools/testdata/plot_fixture; metrics: corr, loss" ]] ||
   { echo "unexpected error: $message"; exit 1; }
+# Summary modes: error against parameter count, and error across several columns.
+tools/plot tools/testdata/plot_fixture --x loss --y corr --out "$TEST_TMPDIR/xy.png" || exit 1
+tools/plot tools/testdata/plot_fixture --series loss,corr --at 1,2 --out "$TEST_TMPDIR/s.png" || exit 1
+[[ -s "$TEST_TMPDIR/xy.png" && -s "$TEST_TMPDIR/s.png" ]] || { echo "summary plots missing"; exit 1; }
+message=$(tools/plot tools/testdata/plot_fixture --series loss --at 1,2 2>&1 >/dev/null)
+[[ $? -eq 2 && "$message" == "tools/plot: --series has 1 columns but --at 2 positions" ]] ||
+  { echo "unexpected error: $message"; exit 1; }
 echo PASS
