@@ -1,14 +1,11 @@
 // Everything a layer may need besides its inputs and parameters, passed explicitly: the random
-// stream, the thread budget (and its TBB arena) and whether we are training. There is no hidden global state, so a
+// stream, the thread budget and whether we are training. There is no hidden global state, so a
 // trial's result depends only on its spec and seed.
 #ifndef ATTNLAB_ATTENTION_EXEC_CONTEXT_H_
 #define ATTNLAB_ATTENTION_EXEC_CONTEXT_H_
 
 #include <cstdint>
-#include <memory>
 #include <random>
-
-#include "tbb/task_arena.h"
 
 namespace attnlab {
 
@@ -24,12 +21,10 @@ class ExecContext {
   }
   double Normal() { return normal_(rng_); }
 
+  // Whether data-parallel loops may use threads (ParallelFor). They run in the caller's TBB
+  // arena: the runner executes a whole sweep inside one arena of --threads threads, so trials
+  // running side by side and the loops inside them share that budget.
   int threads() const { return threads_; }
-  // A TBB arena of threads() threads, so nested parallel loops never oversubscribe.
-  tbb::task_arena& arena() {
-    if (!arena_) arena_ = std::make_unique<tbb::task_arena>(threads_);
-    return *arena_;
-  }
   bool training() const { return training_; }
   void set_training(bool training) { training_ = training; }
 
@@ -37,7 +32,6 @@ class ExecContext {
   std::mt19937_64 rng_;
   std::normal_distribution<double> normal_;
   int threads_;
-  std::unique_ptr<tbb::task_arena> arena_;
   bool training_ = true;
 };
 

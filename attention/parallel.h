@@ -12,16 +12,14 @@
 
 namespace attnlab {
 
-// Calls body(begin, end) over disjoint ranges covering [0, n).
+// Calls body(begin, end) over disjoint ranges covering [0, n), in the current TBB arena.
 inline void ParallelFor(ExecContext& ctx, int n, const std::function<void(int, int)>& body) {
   if (ctx.threads() <= 1 || n <= 1) {
     body(0, n);
     return;
   }
-  ctx.arena().execute([&] {
-    tbb::parallel_for(tbb::blocked_range<int>(0, n),
-                      [&](const tbb::blocked_range<int>& r) { body(r.begin(), r.end()); });
-  });
+  tbb::parallel_for(tbb::blocked_range<int>(0, n),
+                    [&](const tbb::blocked_range<int>& r) { body(r.begin(), r.end()); });
 }
 
 }  // namespace attnlab

@@ -1,5 +1,6 @@
 #include "experiments/results_store.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -42,12 +43,22 @@ std::string CsvField(const std::string& field) {
 
 std::string FormatValue(double value) { return absl::StrFormat("%.17g", value); }
 
+// Removes a file, or a directory of plain files (our trial directories and their temporaries).
 absl::Status RemoveTree(const std::string& path) {
-  // Only ever called on our own temporary trial directories, which hold plain files.
-  for (const char* file : {"metrics.csv", "spec.textproto"}) {
-    std::remove((path + "/" + file).c_str());
+  if (DIR* dir = opendir(path.c_str())) {
+    std::vector<std::string> files;
+    while (const dirent* entry = readdir(dir)) {
+      const std::string name = entry->d_name;
+      if (name != "." && name != "..") files.push_back(path + "/" + name);
+    }
+    closedir(dir);
+    for (const std::string& file : files) {
+      if (unlink(file.c_str()) != 0 && errno != ENOENT) return ErrnoError("cannot remove " + file);
+    }
+    if (rmdir(path.c_str()) != 0 && errno != ENOENT) return ErrnoError("cannot remove " + path);
+    return absl::OkStatus();
   }
-  if (rmdir(path.c_str()) != 0 && errno != ENOENT) return ErrnoError("rmdir " + path);
+  if (unlink(path.c_str()) != 0 && errno != ENOENT) return ErrnoError("cannot remove " + path);
   return absl::OkStatus();
 }
 
@@ -123,6 +134,23 @@ absl::StatusOr<std::optional<TrialResult>> ResultsStore::Load(const std::string&
   absl::StatusOr<TrialResult> result = ParseMetricsCsv(text.str(), path);
   if (!result.ok()) return result.status();
   return std::optional<TrialResult>(std::move(*result));
+}
+
+absl::Status ResultsStore::RemoveStaleTemporaries() const {
+  DIR* dir = opendir(dir_.c_str());
+  if (dir == nullptr) return absl::OkStatus();  // nothing written yet
+  std::vector<std::string> stale;
+  while (const dirent* entry = readdir(dir)) {
+    const std::string name = entry->d_name;
+    if (name.find(".tmp.") != std::string::npos) {  // ".<id>.tmp.<pid>", "summary.csv.tmp.<pid>"
+      stale.push_back(name);
+    }
+  }
+  closedir(dir);
+  for (const std::string& name : stale) {
+    if (absl::Status s = RemoveTree(dir_ + "/" + name); !s.ok()) return s;
+  }
+  return absl::OkStatus();
 }
 
 absl::Status ResultsStore::Save(const Trial& trial, const TrialResult& result) const {

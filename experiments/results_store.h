@@ -41,6 +41,10 @@ class ResultsStore {
   // The finished result of a trial, or nullopt if it has none.
   absl::StatusOr<std::optional<TrialResult>> Load(const std::string& id) const;
 
+  // Removes the temporaries a killed run left behind (".<id>.tmp.<pid>" trial directories,
+  // "<file>.tmp.<pid>"). Call only while no other process writes to this store.
+  absl::Status RemoveStaleTemporaries() const;
+
   // Writes the trial's directory under a temporary name and renames it into place.
   absl::Status Save(const Trial& trial, const TrialResult& result) const;
 

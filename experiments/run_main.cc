@@ -6,12 +6,14 @@
 #include <cstdlib>
 #include <iostream>
 #include <string>
+#include <thread>
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/strings/str_cat.h"
 #include "attention/plugin_registry.h"
+#include "experiments/cluster.h"
 #include "experiments/runner.h"
 
 ABSL_FLAG(std::string, spec, "",
@@ -23,7 +25,10 @@ ABSL_FLAG(std::string, default_spec, "",
 ABSL_FLAG(std::string, out, "",
           "Results directory (summary.csv, <trial>/metrics.csv, <trial>/spec.textproto). "
           "Default: attnlab_results/<spec name>. Relative paths resolve like --spec.");
-ABSL_FLAG(int, threads, 1, "Threads for the run.");
+ABSL_FLAG(int, threads, 0,
+          "Thread budget: trials run side by side, and leftover threads split batches inside "
+          "trials. 0: every core of this machine (under mpirun: the cores divided among the "
+          "ranks on it).");
 ABSL_FLAG(bool, dry_run, false, "Only check the spec: parse it and build every trial.");
 ABSL_FLAG(bool, list_plugins, false, "List the registered layer and loss plugins and exit.");
 
@@ -58,7 +63,15 @@ void ListPlugins(const Registry<Product>& registry) {
   }
 }
 
+// Under mpirun, ranks that share a machine share its cores.
+int DefaultThreads() {
+  int local_ranks = 1;
+  if (const char* n = std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE")) local_ranks = std::max(1, std::atoi(n));
+  return std::max(1, static_cast<int>(std::thread::hardware_concurrency()) / local_ranks);
+}
+
 int Main(int argc, char** argv) {
+  const Cluster& cluster = Cluster::Get();
   absl::SetProgramUsageMessage(
       "Runs an attnlab experiment spec.\n  run --spec=FILE [--out=DIR] [--threads=N] "
       "[--dry_run] [--list_plugins]");
@@ -68,8 +81,8 @@ int Main(int argc, char** argv) {
     ListPlugins(LossRegistry<double>());
     return 0;
   }
-  if (absl::GetFlag(FLAGS_threads) < 1) {
-    std::fprintf(stderr, "--threads=%d: must be >= 1\n", absl::GetFlag(FLAGS_threads));
+  if (absl::GetFlag(FLAGS_threads) < 0) {
+    std::fprintf(stderr, "--threads=%d: must be >= 0\n", absl::GetFlag(FLAGS_threads));
     return 2;
   }
   std::string spec_path = ResolveUserPath(absl::GetFlag(FLAGS_spec));
@@ -84,7 +97,8 @@ int Main(int argc, char** argv) {
     return 2;
   }
   RunOptions options;
-  options.threads = absl::GetFlag(FLAGS_threads);
+  options.threads = absl::GetFlag(FLAGS_threads) > 0 ? absl::GetFlag(FLAGS_threads) : DefaultThreads();
+  options.cluster = &cluster;
   options.dry_run = absl::GetFlag(FLAGS_dry_run);
   options.out_dir = absl::GetFlag(FLAGS_out);
   if (options.out_dir.empty()) {
@@ -99,9 +113,10 @@ int Main(int argc, char** argv) {
     return absl::IsInvalidArgument(result.status()) ? 2 : 1;
   }
   if (options.dry_run) {
-    std::printf("%s: OK, %zu trial(s)\n", spec_path.c_str(), result->trials.size());
+    if (cluster.root()) std::printf("%s: OK, %zu trial(s)\n", spec_path.c_str(), result->trials.size());
     return 0;
   }
+  if (!cluster.root()) return 0;  // rank 0 reports for everyone
   std::cout << SummaryTable(parsed->spec, *result);
   std::fprintf(stderr, "results: %s (%zu trials, %d reused, %d failed)\n",
                options.out_dir.c_str(), result->trials.size(), result->reused, result->failed);

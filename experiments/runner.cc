@@ -1,7 +1,5 @@
 #include "experiments/runner.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -11,7 +9,13 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "attention/field_error.h"
+#include "attention/status_macros.h"
+#include "experiments/cluster.h"
+#include "experiments/progress_board.h"
+#include "tbb/parallel_for.h"
+#include "tbb/task_arena.h"
 
 namespace attnlab {
 namespace {
@@ -27,19 +31,16 @@ absl::Status SpecError(const SpecLocator& locator, const absl::Status& status,
   return absl::InvalidArgumentError(absl::StrCat(locator.Format(status), context));
 }
 
-absl::Status ValidateReport(const ExperimentSpec& spec, const std::vector<std::string>& names) {
-  for (int64_t step : spec.report().step()) {
-    const TrainingSpec& training = spec.training();
-    const bool logged = step == 0 || step == training.steps() ||
-                        (training.log_every() > 0 && step % training.log_every() == 0 &&
-                         step <= training.steps()) ||
-                        std::count(training.log_step().begin(), training.log_step().end(), step);
-    if (!logged) {
+// The report shows steps each trial logged and metrics it has.
+absl::Status ValidateReport(const ExperimentSpec& trial, const std::vector<std::string>& names) {
+  const std::set<int64_t> logged = LoggedSteps(trial.training());
+  for (int64_t step : trial.report().step()) {
+    if (logged.count(step) == 0) {
       return FieldError("report.step",
                         absl::StrCat("step ", step, " is not logged; add it to training.log_step"));
     }
   }
-  for (const std::string& metric : spec.report().metric()) {
+  for (const std::string& metric : trial.report().metric()) {
     if (std::find(names.begin(), names.end(), metric) == names.end()) {
       return FieldError("report.metric", absl::StrCat("no metric '", metric, "'; metrics: ",
                                                       absl::StrJoin(names, ", ")));
@@ -47,37 +48,6 @@ absl::Status ValidateReport(const ExperimentSpec& spec, const std::vector<std::s
   }
   return absl::OkStatus();
 }
-
-// Progress of one trial on stderr: overwritten in place on a terminal, silent otherwise.
-class ProgressLine {
- public:
-  ProgressLine(bool enabled, std::string prefix)
-      : enabled_(enabled && isatty(STDERR_FILENO)),
-        prefix_(std::move(prefix)),
-        start_(std::chrono::steady_clock::now()) {}
-
-  void Update(const Progress& p) {
-    if (!enabled_) return;
-    const double elapsed =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-    const double eta = p.step > 0 ? elapsed * (p.steps - p.step) / p.step : 0;
-    std::fprintf(stderr, "\r%s step %lld/%lld  loss %.6g  ETA %.0fs   ", prefix_.c_str(),
-                 static_cast<long long>(p.step), static_cast<long long>(p.steps), p.loss, eta);
-    std::fflush(stderr);
-  }
-
-  void Finish(const std::string& what) {
-    const double elapsed =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-    std::fprintf(stderr, "%s%s %s (%.2fs)\n", enabled_ ? "\r" : "", prefix_.c_str(),
-                 what.c_str(), elapsed);
-  }
-
- private:
-  bool enabled_;
-  std::string prefix_;
-  std::chrono::steady_clock::time_point start_;
-};
 
 }  // namespace
 
@@ -106,49 +76,99 @@ absl::StatusOr<ExperimentResult> RunExperiment(const ParsedSpec& parsed,
                                                : "");
     }
     if (out.metric_names.empty()) out.metric_names = (*runner)->metric_names();
-  }
-  if (absl::Status s = ValidateReport(parsed.spec, out.metric_names); !s.ok()) {
-    return SpecError(locator, s);
+    if (absl::Status s = ValidateReport(trial.spec, (*runner)->metric_names()); !s.ok()) {
+      return SpecError(locator, s);
+    }
   }
   if (options.dry_run) return out;
 
+  const Cluster* cluster = options.cluster;
+  const int rank = cluster ? cluster->rank() : 0, ranks = cluster ? cluster->size() : 1;
   const ResultsStore store(options.out_dir);
+  if (rank == 0) RETURN_IF_ERROR(store.RemoveStaleTemporaries());
+  if (cluster) cluster->Barrier();  // no rank writes before the clean-up
+
   const int total = static_cast<int>(out.trials.size());
+  out.results.resize(total);
+  out.errors.resize(total);
+  std::vector<int> mine;
+  for (int i = rank; i < total; i += ranks) mine.push_back(i);
+  ProgressBoard board(options.progress, static_cast<int>(mine.size()),
+                      ranks > 1 ? absl::StrCat("rank ", rank, ": ") : "");
+  std::vector<absl::Status> io_errors(total);
+  std::vector<char> reused(total, 0);
+  tbb::task_arena arena(options.threads);
+  arena.execute([&] {
+    tbb::parallel_for(0, static_cast<int>(mine.size()), [&](int k) {
+      // Isolated: while this trial waits for its own parallel loops, its thread does not pick
+      // up another trial.
+      tbb::this_task_arena::isolate([&] {
+        const int i = mine[k];
+        const Trial& trial = out.trials[i];
+        const std::string label = absl::StrCat(trial.id, " ", TrialLabel(trial));
+        const auto start = std::chrono::steady_clock::now();
+        auto seconds = [&] {
+          return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        };
+        absl::StatusOr<std::optional<TrialResult>> stored = store.Load(trial.id);
+        if (!stored.ok()) {
+          io_errors[i] = stored.status();
+          return;
+        }
+        if (stored->has_value()) {
+          out.results[i] = std::move(*stored);
+          reused[i] = 1;
+          board.Finish(i, label, "finished earlier, reused", seconds());
+          return;
+        }
+        absl::StatusOr<TrialResult> result = [&]() -> absl::StatusOr<TrialResult> {
+          auto runner = TrialRunner::Create(trial.spec, options.threads);
+          if (!runner.ok()) return runner.status();
+          return (*runner)->Run([&](const Progress& p) { board.Update(i, trial.id, p); });
+        }();
+        if (!result.ok()) {
+          out.errors[i] = std::string(result.status().message());
+          board.Finish(i, label, absl::StrCat("FAILED: ", result.status().message()), seconds());
+          return;
+        }
+        io_errors[i] = store.Save(trial, *result);
+        out.results[i] = std::move(*result);
+        board.Finish(i, label, absl::StrFormat("done, loss %.6g", out.results[i]->Final("loss")),
+                     seconds());
+      });
+    });
+  });
+  for (const absl::Status& status : io_errors) RETURN_IF_ERROR(status);
+  // Failures (and reuse counts) travel to rank 0 as "index\terror" lines; results come back
+  // through the shared store.
+  std::string report;
+  for (int i : mine) {
+    if (!out.results[i].has_value()) absl::StrAppend(&report, "F", i, "\t", out.errors[i], "\n");
+    if (reused[i]) absl::StrAppend(&report, "R", i, "\n");
+  }
+  std::vector<std::string> reports = cluster ? cluster->GatherToRoot(report)
+                                             : std::vector<std::string>{report};
+  if (rank != 0) return out;
+  for (const std::string& text : reports) {
+    for (absl::string_view line : absl::StrSplit(text, '\n', absl::SkipEmpty())) {
+      const size_t tab = line.find('\t');
+      const int i = std::stoi(std::string(line.substr(1, tab == line.npos ? line.npos : tab - 1)));
+      if (line[0] == 'F') out.errors[i] = std::string(line.substr(tab + 1));
+      if (line[0] == 'R') ++out.reused;
+    }
+  }
   for (int i = 0; i < total; ++i) {
-    const Trial& trial = out.trials[i];
-    ProgressLine line(options.progress,
-                      absl::StrFormat("[%d/%d %s %s]", i + 1, total, trial.id, TrialLabel(trial)));
-    absl::StatusOr<std::optional<TrialResult>> stored = store.Load(trial.id);
-    if (!stored.ok()) return stored.status();
-    if (stored->has_value()) {
-      out.results.push_back(std::move(*stored));
-      out.errors.emplace_back();
-      ++out.reused;
-      line.Finish("finished earlier, reused");
-      continue;
+    if (out.results[i].has_value() || !out.errors[i].empty()) continue;
+    ASSIGN_OR_RETURN(out.results[i], store.Load(out.trials[i].id));  // another rank's trial
+    if (!out.results[i].has_value()) {
+      return absl::InternalError(absl::StrCat("trial ", out.trials[i].id,
+                                              " finished on another rank but is not in ",
+                                              options.out_dir, " (is it on a shared filesystem?)"));
     }
-    absl::StatusOr<TrialResult> result = [&]() -> absl::StatusOr<TrialResult> {
-      auto runner = TrialRunner::Create(trial.spec, options.threads);
-      if (!runner.ok()) return runner.status();
-      return (*runner)->Run([&](const Progress& p) { line.Update(p); });
-    }();
-    if (!result.ok()) {
-      out.results.emplace_back();
-      out.errors.push_back(std::string(result.status().message()));
-      ++out.failed;
-      line.Finish(absl::StrCat("FAILED: ", result.status().message()));
-      continue;
-    }
-    if (absl::Status s = store.Save(trial, *result); !s.ok()) return s;
-    out.results.push_back(std::move(*result));
-    out.errors.emplace_back();
-    line.Finish(absl::StrFormat("done, loss %.6g", out.results.back()->Final("loss")));
   }
-  if (absl::Status s = store.WriteSummary(SweepColumns(parsed.spec), out.metric_names, out.trials,
-                                          out.results, out.errors);
-      !s.ok()) {
-    return s;
-  }
+  for (int i = 0; i < total; ++i) out.failed += !out.results[i].has_value();
+  RETURN_IF_ERROR(store.WriteSummary(SweepColumns(parsed.spec), out.metric_names, out.trials,
+                                     out.results, out.errors));
   return out;
 }
 
@@ -175,7 +195,9 @@ std::string SummaryTable(const ExperimentSpec& spec, const ExperimentResult& res
             result.results[i].has_value() ? result.results[i]->At(step, metric) : 0;
         row.push_back(!result.results[i].has_value() ? "failed"
                       : std::isnan(value)             ? "n/a"
-                                                      : absl::StrFormat("%.6g", value));
+                      : value == std::round(value) && std::abs(value) < 1e15
+                          ? absl::StrCat(static_cast<int64_t>(value))  // counts, e.g. params
+                          : absl::StrFormat("%.6g", value));
       }
       rows.push_back(std::move(row));
     }

@@ -14,10 +14,17 @@
 
 namespace attnlab {
 
+class Cluster;
+
 struct RunOptions {
-  // Where the results store lives (see results_store.h).
+  // Where the results store lives (see results_store.h). With MPI, a directory every rank sees.
   std::string out_dir;
+  // The thread budget: trials run side by side on it, and when there are fewer trials than
+  // threads, the remaining threads split the batches inside the trials (one TBB arena, so
+  // never more than `threads` busy threads).
   int threads = 1;
+  // The MPI ranks sharing the sweep (trial i runs on rank i % size); null: this process alone.
+  const Cluster* cluster = nullptr;
   // Only check the spec: parse, expand the sweep and build every trial.
   bool dry_run = false;
   // Progress on stderr.
@@ -26,7 +33,8 @@ struct RunOptions {
 
 struct ExperimentResult {
   std::vector<Trial> trials;
-  // Per trial: the result, or nullopt and an error message when it failed.
+  // Per trial: the result, or nullopt and an error message when it failed. With MPI, complete
+  // on rank 0 only.
   std::vector<std::optional<TrialResult>> results;
   std::vector<std::string> errors;
   std::vector<std::string> metric_names;
@@ -37,7 +45,8 @@ struct ExperimentResult {
 
 // A spec error is InvalidArgument "file:line:column: field: message", before any trial runs. A
 // trial that fails at run time does not stop the others; it is reported in the result and in
-// summary.csv.
+// summary.csv. Finished trials found in the store are not rerun. Every trial's result depends
+// only on its resolved spec: the same with any thread count or number of ranks.
 absl::StatusOr<ExperimentResult> RunExperiment(const ParsedSpec& parsed,
                                                const RunOptions& options);
 

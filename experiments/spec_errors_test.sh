@@ -33,7 +33,7 @@ expect "$data/bad_plugin_config.textproto:10:13: model.layer[0].config.p.value: 
   --spec="$data/bad_plugin_config.textproto" --dry_run
 expect "$data/no_such_spec.textproto: cannot read spec file (No such file or directory)" \
   --spec="$data/no_such_spec.textproto"
-expect "--threads=0: must be >= 1" --spec="$data/unknown_plugin.textproto" --threads=0
+expect "--threads=-1: must be >= 0" --spec="$data/unknown_plugin.textproto" --threads=-1
 
 # A good spec passes the same dry run.
 if ! "$run" --spec=experiments/max_margin/1a.textproto --dry_run >/dev/null; then

@@ -66,15 +66,6 @@ absl::Status ValidateTraining(const ExperimentSpec& spec, bool stream) {
   return absl::OkStatus();
 }
 
-std::set<int64_t> LogSteps(const TrainingSpec& training) {
-  std::set<int64_t> steps = {0, training.steps()};
-  steps.insert(training.log_step().begin(), training.log_step().end());
-  if (training.log_every() > 0) {
-    for (int64_t s = 0; s <= training.steps(); s += training.log_every()) steps.insert(s);
-  }
-  return steps;
-}
-
 template <typename T>
 class TypedTrialRunner : public TrialRunner {
  public:
@@ -118,7 +109,7 @@ class TypedTrialRunner : public TrialRunner {
 
   absl::StatusOr<TrialResult> Run(const std::function<void(const Progress&)>& progress) override {
     const TrainingSpec& training = spec_.training();
-    const std::set<int64_t> log_steps = LogSteps(training);
+    const std::set<int64_t> log_steps = LoggedSteps(training);
     TrialResult result;
     Batch<T> minibatch;
     double last_loss = std::numeric_limits<double>::quiet_NaN();
@@ -186,6 +177,15 @@ class TypedTrialRunner : public TrialRunner {
 };
 
 }  // namespace
+
+std::set<int64_t> LoggedSteps(const TrainingSpec& training) {
+  std::set<int64_t> steps = {0, training.steps()};
+  steps.insert(training.log_step().begin(), training.log_step().end());
+  if (training.log_every() > 0) {
+    for (int64_t s = 0; s <= training.steps(); s += training.log_every()) steps.insert(s);
+  }
+  return steps;
+}
 
 absl::StatusOr<std::unique_ptr<TrialRunner>> TrialRunner::Create(const ExperimentSpec& spec,
                                                                  int threads) {

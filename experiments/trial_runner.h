@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,9 @@ struct Progress {
   int64_t steps;
   double loss;  // of the last training step
 };
+
+// The steps a trial logs: 0, every log_every steps, each log_step, and the last.
+std::set<int64_t> LoggedSteps(const TrainingSpec& training);
 
 class TrialRunner {
  public:

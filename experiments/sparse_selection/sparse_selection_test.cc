@@ -63,7 +63,11 @@ TEST(SparseSelectionTest, Setup3aLearnsSparseAveraging) {
 }
 
 // 3b: at T' = 2T the SPE model's error stays within 3x of its in-distribution error, and below
-// the fixed-encoding model's.
+// the fixed-encoding model's; relative to its own in-distribution error, the fixed model
+// degrades at least 1.5x as much. (Measured, shortened: SPE 0.234 vs fixed 0.300 at T' = 400.
+// In the full 100,000-step run the absolute order flips, SPE 0.234 vs fixed 0.19, because
+// fixed encodings let W fit the 200 training positions below the W = cI floor; the relative
+// degradation, SPE x1.3 vs fixed x2.6, holds in both. See README.)
 TEST(SparseSelectionTest, Setup3bStochasticEncodingsGeneralizeInLength) {
   ParsedSpec spec = Load("3b");
   Shorten(&spec);
@@ -74,6 +78,8 @@ TEST(SparseSelectionTest, Setup3bStochasticEncodingsGeneralizeInLength) {
   const TrialResult& fixed = *result.results[1];
   EXPECT_LT(spe.Final("err_T400"), 3 * spe.Final("err_T200"));
   EXPECT_LT(spe.Final("err_T400"), fixed.Final("err_T400"));
+  EXPECT_GT(fixed.Final("err_T400") / fixed.Final("err_T200"),
+            1.5 * spe.Final("err_T400") / spe.Final("err_T200"));
   std::printf("3b at T' = 400: SPE %.4f (in-distribution %.4f), fixed %.4f (in-distribution %.4f)\n",
               spe.Final("err_T400"), spe.Final("err_T200"), fixed.Final("err_T400"),
               fixed.Final("err_T200"));

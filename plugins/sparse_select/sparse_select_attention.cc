@@ -6,6 +6,7 @@
 #include "attention/field_error.h"
 #include "attention/gaussian.h"
 #include "attention/parallel.h"
+#include "attention/parallel_product.h"
 #include "attention/plugin_registry.h"
 #include "attention/softmax.h"
 #include "attention/weighted_row_sum.h"
@@ -82,11 +83,12 @@ std::vector<Parameter<T>*> SparseSelectAttention<T>::parameters() {
 template <typename T>
 void SparseSelectAttention<T>::Forward(const Tensor<T>& in, Tensor<T>* out, ExecContext& ctx) {
   if (projected()) return ForwardProjected(in, out, ctx);
+  if (!stochastic()) return ForwardShared(in, out, ctx);
   input_ = &in;
   const int batch = in.batch();
   seq_len_ = in.rows();
-  const uint64_t seed = stochastic() ? ctx.rng()() : 0;
-  if (stochastic()) projected_.resize(int64_t(batch) * (dim_ + 1), encoding_dim_);
+  const uint64_t seed = ctx.rng()();
+  projected_.resize(int64_t(batch) * (dim_ + 1), encoding_dim_);
   queries_.resize(batch, encoding_dim_);
   keys_dir_.resize(batch, encoding_dim_);
   marks_.resize(batch, seq_len_);
@@ -95,13 +97,11 @@ void SparseSelectAttention<T>::Forward(const Tensor<T>& in, Tensor<T>* out, Exec
   const T scale = static_cast<T>(1 / std::sqrt(double(encoding_dim_)));
   ParallelFor(ctx, batch, [&](int begin, int end) {
     // This thread's scratch.
-    Matrix<T> drawn(stochastic() ? seq_len_ : 0, encoding_dim_), weighted(seq_len_, dim_ + 1);
+    Matrix<T> drawn(seq_len_, encoding_dim_), weighted(seq_len_, dim_ + 1);
     for (int b = begin; b < end; ++b) {
-      if (stochastic()) {  // one stream per sample: the draws do not depend on the split
-        GaussianStream(StreamSeed(seed, b)).Fill(drawn.data(), drawn.size(), scale);
-      }
-      const auto p = stochastic() ? drawn.topRows(seq_len_)
-                                  : positions_.value.topRows(seq_len_);
+      // One stream per sample: the draws do not depend on how samples split across threads.
+      GaussianStream(StreamSeed(seed, b)).Fill(drawn.data(), drawn.size(), scale);
+      const auto& p = drawn;
       const auto x = in.sample(b);
       auto q = queries_.row(b);
       q.setZero();
@@ -114,11 +114,9 @@ void SparseSelectAttention<T>::Forward(const Tensor<T>& in, Tensor<T>* out, Exec
       a.noalias() = keys_dir_.row(b) * p.transpose();  // scores p_i^T W q
       SoftmaxRows(a, a);
       out->sample(b).noalias() = a * x.leftCols(dim_);
-      if (stochastic()) {
-        weighted.leftCols(dim_) = a.transpose().asDiagonal() * x.leftCols(dim_);
-        weighted.col(dim_) = a.transpose();
-        WeightedRowSum(weighted, p, projected_.middleRows(int64_t(b) * (dim_ + 1), dim_ + 1));
-      }
+      weighted.leftCols(dim_) = a.transpose().asDiagonal() * x.leftCols(dim_);
+      weighted.col(dim_) = a.transpose();
+      WeightedRowSum(weighted, p, projected_.middleRows(int64_t(b) * (dim_ + 1), dim_ + 1));
     }
   });
 }
@@ -127,6 +125,7 @@ template <typename T>
 void SparseSelectAttention<T>::Backward(const Tensor<T>& grad_out, Tensor<T>* grad_in,
                                         ExecContext& ctx) {
   if (projected()) return BackwardProjected(grad_out, grad_in, ctx);
+  if (!stochastic()) return BackwardShared(grad_out, grad_in, ctx);
   const Tensor<T>& in = *input_;
   const int batch = in.batch();
   grad_scores_.resize(batch, seq_len_);
@@ -137,18 +136,11 @@ void SparseSelectAttention<T>::Backward(const Tensor<T>& grad_out, Tensor<T>* gr
       const auto g = grad_out.sample(b);  // 1 x d
       const auto x = in.sample(b);
       const auto a = probs_.sample(b);
-      if (stochastic()) {
-        // r = P^T (a .* X g^T) - (f . g) P^T a, from the projections kept by Forward.
-        const auto projected = projected_.middleRows(int64_t(b) * (dim_ + 1), dim_ + 1);
-        const T f_dot_g = (a * x.leftCols(dim_)).cwiseProduct(g).sum();
-        r_.row(b).noalias() = g * projected.topRows(dim_);
-        r_.row(b) -= f_dot_g * projected.row(dim_);
-      } else {
-        auto ds = grad_scores_.row(b);
-        ds.noalias() = g * x.leftCols(dim_).transpose();  // dL/da
-        SoftmaxRowsBackward(a, ds, ds);
-        r_.row(b).noalias() = ds * positions_.value.topRows(seq_len_);
-      }
+      // r = P^T (a .* X g^T) - (f . g) P^T a, from the projections kept by Forward.
+      const auto projected = projected_.middleRows(int64_t(b) * (dim_ + 1), dim_ + 1);
+      const T f_dot_g = (a * x.leftCols(dim_)).cwiseProduct(g).sum();
+      r_.row(b).noalias() = g * projected.topRows(dim_);
+      r_.row(b) -= f_dot_g * projected.row(dim_);
       if (grad_in != nullptr) {
         auto dx = grad_in->sample(b);
         dx.leftCols(dim_).noalias() = a.transpose() * g;
@@ -158,13 +150,65 @@ void SparseSelectAttention<T>::Backward(const Tensor<T>& grad_out, Tensor<T>* gr
   });
   // s_bi = p_bi^T W q_b: dW = sum_b (sum_i ds_bi p_bi) q_b^T.
   w_.grad.noalias() = r_.transpose() * queries_;
-  if (!stochastic()) {
-    // p_i enters as a key (through s_i, direction W q) and, for i in y, through q.
-    positions_.grad.setZero();
-    auto used = positions_.grad.topRows(seq_len_);
-    used.noalias() = grad_scores_.transpose() * keys_dir_;
-    used.noalias() += marks_.transpose() * (r_ * w_.value);
+}
+
+template <typename T>
+void SparseSelectAttention<T>::ForwardShared(const Tensor<T>& in, Tensor<T>* out,
+                                             ExecContext& ctx) {
+  input_ = &in;
+  const int batch = in.batch();
+  seq_len_ = in.rows();
+  const auto p = positions_.value.topRows(seq_len_);
+  marks_.resize(batch, seq_len_);
+  for (int b = 0; b < batch; ++b) {
+    marks_.row(b) = (in.sample(b).col(dim_).array() > T(0.5)).template cast<T>().transpose();
   }
+  queries_.resize(batch, encoding_dim_);
+  keys_dir_.resize(batch, encoding_dim_);
+  grad_scores_.resize(batch, seq_len_);  // the scores for now
+  ParallelProduct(ctx, marks_, p, queries_);                     // q_b = sum_{j in y} p_j
+  ParallelProduct(ctx, queries_, w_.value.transpose(), keys_dir_);  // (W q_b)^T
+  ParallelProduct(ctx, keys_dir_, p.transpose(), grad_scores_);   // s_bi = p_i . W q_b
+  probs_.Resize({batch, 1, seq_len_});
+  out->Resize({batch, 1, dim_});
+  ParallelFor(ctx, batch, [&](int begin, int end) {
+    for (int b = begin; b < end; ++b) {
+      auto a = probs_.sample(b);
+      SoftmaxRows(grad_scores_.row(b), a);
+      out->sample(b).noalias() = a * in.sample(b).leftCols(dim_);
+    }
+  });
+}
+
+template <typename T>
+void SparseSelectAttention<T>::BackwardShared(const Tensor<T>& grad_out, Tensor<T>* grad_in,
+                                              ExecContext& ctx) {
+  const Tensor<T>& in = *input_;
+  const int batch = in.batch();
+  if (grad_in != nullptr) grad_in->Resize(in.shape());
+  ParallelFor(ctx, batch, [&](int begin, int end) {
+    for (int b = begin; b < end; ++b) {
+      const auto g = grad_out.sample(b);
+      const auto a = probs_.sample(b);
+      auto ds = grad_scores_.row(b);
+      ds.noalias() = g * in.sample(b).leftCols(dim_).transpose();  // dL/da
+      SoftmaxRowsBackward(a, ds, ds);
+      if (grad_in != nullptr) {
+        auto dx = grad_in->sample(b);
+        dx.leftCols(dim_).noalias() = a.transpose() * g;
+        dx.col(dim_).setZero();  // the marks are data, not a differentiable input
+      }
+    }
+  });
+  const auto p = positions_.value.topRows(seq_len_);
+  r_.resize(batch, encoding_dim_);
+  ParallelProduct(ctx, grad_scores_, p, r_);  // r_b = sum_i ds_bi p_i
+  w_.grad.noalias() = r_.transpose() * queries_;
+  // p_i enters as a key (through s_i, direction W q) and, for i in y, through q.
+  positions_.grad.setZero();
+  auto used = positions_.grad.topRows(seq_len_);
+  used.noalias() = grad_scores_.transpose() * keys_dir_;
+  used.noalias() += marks_.transpose() * (r_ * w_.value);
 }
 
 template <typename T>

@@ -36,6 +36,9 @@ class SparseSelectAttention : public AttentionLayer<T> {
   bool stochastic() const { return config_.positional() == Config::STOCHASTIC; }
   bool projected() const { return stochastic() && config_.sampler() == Config::PROJECTED; }
   void ForwardProjected(const Tensor<T>& in, Tensor<T>* out, ExecContext& ctx);
+  // FIXED and LEARNED: the encodings are shared by all samples, so the batch is a few GEMMs.
+  void ForwardShared(const Tensor<T>& in, Tensor<T>* out, ExecContext& ctx);
+  void BackwardShared(const Tensor<T>& grad_out, Tensor<T>* grad_in, ExecContext& ctx);
   void BackwardProjected(const Tensor<T>& grad_out, Tensor<T>* grad_in, ExecContext& ctx);
 
   Config config_;

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# A sweep killed with SIGKILL partway resumes: finished trials are not rerun, the rest are, and
+# the final summary equals an uninterrupted run's.
+set -u
+run="$PWD/experiments/run"
+spec="$PWD/experiments/testdata/sweep.textproto"
+cd "$TEST_TMPDIR" || exit 1
+"$run" --spec="$spec" --out=clean --threads=1 > /dev/null 2>&1 || { echo "clean run failed"; exit 1; }
+
+"$run" --spec="$spec" --out=killed --threads=1 > /dev/null 2>&1 &
+pid=$!
+# Kill once 2 trials have finished (their directories appear only when complete).
+for _ in $(seq 1 600); do
+  finished=$(find killed -mindepth 1 -maxdepth 1 -type d ! -name '.*' 2>/dev/null | wc -l)
+  [[ $finished -ge 2 ]] && break
+  sleep 0.05
+done
+kill -KILL $pid
+wait $pid 2>/dev/null
+finished=$(find killed -mindepth 1 -maxdepth 1 -type d ! -name '.*' | wc -l)
+if [[ $finished -lt 2 || $finished -ge 8 ]]; then
+  echo "expected a partial sweep, found $finished finished trials"; exit 1
+fi
+[[ -e killed/summary.csv ]] && { echo "summary.csv written by a killed run"; exit 1; }
+# Remember the finished trials' files (inode and modification time).
+stamps=$(for d in killed/*/; do stat -c '%n %i %Y' "$d/metrics.csv"; done)
+
+"$run" --spec="$spec" --out=killed --threads=1 > /dev/null 2> resumed.err || { echo "rerun failed"; cat resumed.err; exit 1; }
+grep -c "finished earlier, reused" resumed.err | grep -qx "$finished" || {
+  echo "expected $finished reused trials:"; cat resumed.err; exit 1; }
+while read -r name inode mtime; do
+  [[ "$(stat -c '%i %Y' "$name")" == "$inode $mtime" ]] || { echo "$name was rewritten"; exit 1; }
+done <<< "$stamps"
+ls -a killed | grep -q '\.tmp\.' && { echo "temporaries left behind"; exit 1; }
+diff clean/summary.csv killed/summary.csv || { echo "summary differs from an uninterrupted run"; exit 1; }
+echo "PASS ($finished of 8 trials finished before the kill)"
