@@ -22,6 +22,10 @@ class AttentionLayer : public Layer<T> {
   // tokens (d x d) for token attention, positional encodings for positional attention.
   virtual Matrix<T> QueryKeyMatrix(int head) const = 0;
 
+  // Adds dL/dM for M = QueryKeyMatrix(head) into the gradients of the parameters M is made of
+  // (after Backward): how regularizers on W_QK reach any attention plugin.
+  virtual void AddQueryKeyGradient(int head, const Matrix<T>& grad) = 0;
+
   AttentionLayer<T>* AsAttention() override { return this; }
 };
 

@@ -5,6 +5,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "attention/field_error.h"
+#include "attention/parallel.h"
+#include "attention/parallel_product.h"
 #include "attention/plugin_registry.h"
 #include "attention/softmax.h"
 #include "attention/status_macros.h"
@@ -15,13 +17,26 @@ template <typename T>
 absl::StatusOr<std::unique_ptr<SoftmaxAttention<T>>> SoftmaxAttention<T>::Create(
     const Config& config) {
   const bool prompt = config.query() == Config::PROMPT;
-  if (config.qk_dim() < 0) return FieldError("qk_dim", "must be >= 0");
-  if (config.value_dim() < 0) return FieldError("value_dim", "must be >= 0");
+  for (auto [name, value] : {std::pair{"qk_dim", config.qk_dim()},
+                             std::pair{"value_dim", config.value_dim()},
+                             std::pair{"heads", config.heads()},
+                             std::pair{"output_dim", config.output_dim()}}) {
+    if (value < 0) return FieldError(name, "must be >= 0");
+  }
   if (config.qk_dim() == 0 && (config.has_k() || config.has_q())) {
     return FieldError(config.has_k() ? "k" : "q", "k and q need qk_dim > 0 (else use w)");
   }
   if (config.qk_dim() > 0 && config.has_w()) {
     return FieldError("w", "w is the unfactored form; with qk_dim > 0 give k and q");
+  }
+  if (config.heads() > 1 && config.qk_dim() == 0) {
+    return FieldError("heads", "several heads need qk_dim (the query/key size per head)");
+  }
+  if (config.bias() && config.qk_dim() == 0) {
+    return FieldError("bias", "query and key biases need the factored form (qk_dim > 0)");
+  }
+  if (config.has_o() && config.output_dim() == 0) {
+    return FieldError("o", "the output map needs output_dim > 0");
   }
   if (!prompt && config.has_p()) return FieldError("p", "p is only used with query: PROMPT");
   if (prompt && config.causal()) return FieldError("causal", "needs query: SELF");
@@ -39,27 +54,58 @@ absl::StatusOr<Shape> SoftmaxAttention<T>::Setup(const Shape& input, ExecContext
                      input.ToString()));
   }
   dim_ = input.cols;
-  value_dim_ = config_.value_dim() > 0 ? config_.value_dim() : (prompt() ? 1 : dim_);
-  const int m = factored() ? config_.qk_dim() : dim_;
+  heads_ = std::max(1, config_.heads());
+  qk_dim_ = factored() ? config_.qk_dim() : dim_;
+  if (config_.value_dim() > 0) {
+    value_dim_ = config_.value_dim();
+  } else if (prompt()) {
+    value_dim_ = 1;
+  } else if (dim_ % heads_ == 0) {
+    value_dim_ = dim_ / heads_;
+  } else {
+    return FieldError("value_dim", absl::StrCat("give it: d = ", dim_, " does not split into ",
+                                                heads_, " heads"));
+  }
   scale_ = static_cast<T>(config_.has_scale() ? config_.scale()
                           : prompt()          ? 1.0
-                                              : 1.0 / std::sqrt(static_cast<double>(m)));
+                                              : 1.0 / std::sqrt(static_cast<double>(qk_dim_)));
   const DefaultInit normal{ParamSpec::NORMAL, 1.0 / std::sqrt(static_cast<double>(dim_))};
+  const int qk = heads_ * qk_dim_;
   p_.name = "p";
   w_.name = "w";
   k_.name = "k";
   q_.name = "q";
   v_.name = "v";
+  o_.name = "o";
+  bq_.name = "bq";
+  bk_.name = "bk";
+  bv_.name = "bv";
+  bo_.name = "bo";
   if (prompt()) {
     RETURN_IF_ERROR(InitParameter(config_.p(), {ParamSpec::ZEROS}, dim_, 1, "p", ctx, &p_));
   }
   if (factored()) {
-    RETURN_IF_ERROR(InitParameter(config_.k(), normal, m, dim_, "k", ctx, &k_));
-    RETURN_IF_ERROR(InitParameter(config_.q(), normal, m, dim_, "q", ctx, &q_));
+    RETURN_IF_ERROR(InitParameter(config_.k(), normal, qk, dim_, "k", ctx, &k_));
+    RETURN_IF_ERROR(InitParameter(config_.q(), normal, qk, dim_, "q", ctx, &q_));
   } else {
     RETURN_IF_ERROR(InitParameter(config_.w(), {ParamSpec::IDENTITY}, dim_, dim_, "w", ctx, &w_));
   }
-  RETURN_IF_ERROR(InitParameter(config_.v(), normal, dim_, value_dim_, "v", ctx, &v_));
+  RETURN_IF_ERROR(InitParameter(config_.v(), normal, dim_, concat_dim(), "v", ctx, &v_));
+  if (projected_out()) {
+    const DefaultInit normal_o{ParamSpec::NORMAL, 1.0 / std::sqrt(double(concat_dim()))};
+    RETURN_IF_ERROR(
+        InitParameter(config_.o(), normal_o, concat_dim(), config_.output_dim(), "o", ctx, &o_));
+  }
+  if (config_.bias()) {
+    const ParamSpec zeros;
+    RETURN_IF_ERROR(InitParameter(zeros, {ParamSpec::ZEROS}, 1, qk, "bq", ctx, &bq_));
+    RETURN_IF_ERROR(InitParameter(zeros, {ParamSpec::ZEROS}, 1, qk, "bk", ctx, &bk_));
+    RETURN_IF_ERROR(InitParameter(zeros, {ParamSpec::ZEROS}, 1, concat_dim(), "bv", ctx, &bv_));
+    if (projected_out()) {
+      RETURN_IF_ERROR(
+          InitParameter(zeros, {ParamSpec::ZEROS}, 1, config_.output_dim(), "bo", ctx, &bo_));
+    }
+  }
   return OutputShape(input);
 }
 
@@ -69,7 +115,8 @@ absl::StatusOr<Shape> SoftmaxAttention<T>::OutputShape(const Shape& input) const
     return absl::InvalidArgumentError(absl::StrCat("softmax attention was set up for tokens of ",
                                                    dim_, " entries, got ", input.ToString()));
   }
-  return Shape{input.batch, prompt() ? 1 : input.rows, value_dim_};
+  return Shape{input.batch, prompt() ? 1 : input.rows,
+               projected_out() ? config_.output_dim() : concat_dim()};
 }
 
 template <typename T>
@@ -83,93 +130,154 @@ std::vector<Parameter<T>*> SoftmaxAttention<T>::parameters() {
     params.push_back(&w_);
   }
   params.push_back(&v_);
+  if (projected_out()) params.push_back(&o_);
+  if (config_.bias()) {
+    params.push_back(&bq_);
+    params.push_back(&bk_);
+    params.push_back(&bv_);
+    if (projected_out()) params.push_back(&bo_);
+  }
   return params;
 }
 
 template <typename T>
-Matrix<T> SoftmaxAttention<T>::QueryKeyMatrix(int /*head*/) const {
-  // s(u, x) = x^T W u = u^T W^T x; factored: (Q u) . (K x) = u^T Q^T K x.
-  if (factored()) return q_.value.transpose() * k_.value;
-  return w_.value.transpose();
+Matrix<T> SoftmaxAttention<T>::QueryKeyMatrix(int head) const {
+  // s(u, x) = x^T W u = u^T W^T x; factored: (Q_h u) . (K_h x) = u^T Q_h^T K_h x.
+  if (!factored()) return w_.value.transpose();
+  return q_.value.middleRows(head * qk_dim_, qk_dim_).transpose() *
+         k_.value.middleRows(head * qk_dim_, qk_dim_);
 }
 
 template <typename T>
-void SoftmaxAttention<T>::Forward(const Tensor<T>& in, Tensor<T>* out, ExecContext& /*ctx*/) {
+void SoftmaxAttention<T>::AddQueryKeyGradient(int head, const Matrix<T>& grad) {
+  if (!factored()) {  // M = W^T
+    w_.grad += grad.transpose();
+    return;
+  }
+  // M = Q_h^T K_h: dQ_h = K_h G^T, dK_h = Q_h G.
+  const auto q = q_.value.middleRows(head * qk_dim_, qk_dim_);
+  const auto k = k_.value.middleRows(head * qk_dim_, qk_dim_);
+  q_.grad.middleRows(head * qk_dim_, qk_dim_).noalias() += k * grad.transpose();
+  k_.grad.middleRows(head * qk_dim_, qk_dim_).noalias() += q * grad;
+}
+
+template <typename T>
+void SoftmaxAttention<T>::Forward(const Tensor<T>& in, Tensor<T>* out, ExecContext& ctx) {
   input_ = &in;
   const int batch = in.batch(), seq_len = in.rows(), queries = prompt() ? 1 : seq_len;
+  const int m = qk_dim_, dv = value_dim_;
   const Matrix<T>& x = in.flat();  // (B*T) x d
-  if (factored()) key_map_t_ = k_.value.transpose();
-  key_features_.noalias() = x * KeyMap();
-  values_.noalias() = x * v_.value;
+  key_features_.resize(x.rows(), heads_ * m);
+  values_.resize(x.rows(), concat_dim());
+  if (factored()) {
+    ParallelProduct(ctx, x, k_.value.transpose(), key_features_);
+  } else {
+    ParallelProduct(ctx, x, w_.value, key_features_);
+  }
+  ParallelProduct(ctx, x, v_.value, values_);
   if (prompt()) {
     // One query for every sample: p^T (unfactored) or (Q p)^T.
     query_features_ = factored() ? Matrix<T>((q_.value * p_.value).transpose())
                                  : Matrix<T>(p_.value.transpose());
+  } else if (factored()) {
+    query_features_.resize(x.rows(), heads_ * m);
+    ParallelProduct(ctx, x, q_.value.transpose(), query_features_);
   } else {
-    query_features_ = factored() ? Matrix<T>(x * q_.value.transpose()) : x;
+    query_features_ = x;
   }
-  probs_.Resize({batch, queries, seq_len});
-  out->Resize({batch, queries, value_dim_});
-  for (int b = 0; b < batch; ++b) {
-    auto keys = key_features_.middleRows(b * seq_len, seq_len);
-    auto probs = probs_.sample(b);
-    if (prompt()) {
-      probs.noalias() = scale_ * query_features_ * keys.transpose();
-    } else {
-      probs.noalias() = scale_ * query_features_.middleRows(b * seq_len, seq_len) *
-                        keys.transpose();
-      if (config_.causal()) {
-        for (int i = 0; i < seq_len; ++i) {
-          probs.row(i).tail(seq_len - i - 1).setConstant(-std::numeric_limits<T>::infinity());
+  if (config_.bias()) {
+    key_features_.rowwise() += bk_.value.row(0);
+    query_features_.rowwise() += bq_.value.row(0);
+    values_.rowwise() += bv_.value.row(0);
+  }
+  probs_.Resize({batch * heads_, queries, seq_len});
+  concat_.resize(int64_t(batch) * queries, concat_dim());
+  ParallelFor(ctx, batch, [&](int begin, int end) {
+    for (int b = begin; b < end; ++b) {
+      for (int h = 0; h < heads_; ++h) {
+        const auto keys = key_features_.block(int64_t(b) * seq_len, h * m, seq_len, m);
+        const auto query = prompt() ? query_features_.block(0, h * m, 1, m)
+                                    : query_features_.block(int64_t(b) * seq_len, h * m, seq_len, m);
+        auto a = probs_.sample(b * heads_ + h);
+        a.noalias() = scale_ * query * keys.transpose();
+        if (config_.causal()) {
+          for (int i = 0; i + 1 < seq_len; ++i) {
+            a.row(i).tail(seq_len - i - 1).setConstant(-std::numeric_limits<T>::infinity());
+          }
         }
+        SoftmaxRows(a, a);
+        concat_.block(int64_t(b) * queries, h * dv, queries, dv).noalias() =
+            a * values_.block(int64_t(b) * seq_len, h * dv, seq_len, dv);
       }
     }
-    SoftmaxRows(probs, probs);
-    out->sample(b).noalias() = probs * values_.middleRows(b * seq_len, seq_len);
+  });
+  out->Resize(*OutputShape(in.shape()));
+  if (projected_out()) {
+    ParallelProduct(ctx, concat_, o_.value, out->flat());
+    if (config_.bias()) out->flat().rowwise() += bo_.value.row(0);
+  } else {
+    out->flat() = concat_;
   }
 }
 
 template <typename T>
 void SoftmaxAttention<T>::Backward(const Tensor<T>& grad_out, Tensor<T>* grad_in,
-                                   ExecContext& /*ctx*/) {
-  const int batch = input_->batch(), seq_len = input_->rows();
+                                   ExecContext& ctx) {
+  const int batch = input_->batch(), seq_len = input_->rows(), queries = prompt() ? 1 : seq_len;
+  const int m = qk_dim_, dv = value_dim_;
   const Matrix<T>& x = input_->flat();
-  const int m = key_features_.cols();
-  grad_values_.resize(batch * seq_len, value_dim_);
-  grad_key_features_.resize(batch * seq_len, m);
-  grad_query_features_.setZero(prompt() ? 1 : batch * seq_len, m);
-  for (int b = 0; b < batch; ++b) {
-    auto g = grad_out.sample(b);  // queries x value_dim
-    auto probs = probs_.sample(b);
-    auto values = values_.middleRows(b * seq_len, seq_len);
-    auto keys = key_features_.middleRows(b * seq_len, seq_len);
-    grad_values_.middleRows(b * seq_len, seq_len).noalias() = probs.transpose() * g;
-    grad_scores_.noalias() = g * values.transpose();  // dL/dprobs, queries x T
-    SoftmaxRowsBackward(probs, grad_scores_, grad_scores_);
-    grad_scores_ *= scale_;
-    if (prompt()) {
-      grad_query_features_.noalias() += grad_scores_ * keys;
-      grad_key_features_.middleRows(b * seq_len, seq_len).noalias() =
-          grad_scores_.transpose() * query_features_;
-    } else {
-      auto queries = query_features_.middleRows(b * seq_len, seq_len);
-      grad_query_features_.middleRows(b * seq_len, seq_len).noalias() = grad_scores_ * keys;
-      grad_key_features_.middleRows(b * seq_len, seq_len).noalias() =
-          grad_scores_.transpose() * queries;
-    }
+  const Matrix<T>& g = grad_out.flat();
+  if (projected_out()) {
+    o_.grad.noalias() = concat_.transpose() * g;
+    if (config_.bias()) bo_.grad = g.colwise().sum();
+    grad_concat_.resize(concat_.rows(), concat_dim());
+    ParallelProduct(ctx, g, o_.value.transpose(), grad_concat_);
   }
+  const Matrix<T>& grad_concat = projected_out() ? grad_concat_ : g;
+  grad_values_.resize(x.rows(), concat_dim());
+  grad_key_features_.resize(x.rows(), heads_ * m);
+  // PROMPT: one row per sample (the shared query's gradient is their sum, taken in order).
+  grad_query_features_.resize(int64_t(batch) * queries, heads_ * m);
+  ParallelFor(ctx, batch, [&](int begin, int end) {
+    Matrix<T> grad_scores;  // this thread's scratch
+    for (int b = begin; b < end; ++b) {
+      for (int h = 0; h < heads_; ++h) {
+        const auto a = probs_.sample(b * heads_ + h);
+        const auto dc = grad_concat.block(int64_t(b) * queries, h * dv, queries, dv);
+        const auto values = values_.block(int64_t(b) * seq_len, h * dv, seq_len, dv);
+        grad_values_.block(int64_t(b) * seq_len, h * dv, seq_len, dv).noalias() =
+            a.transpose() * dc;
+        grad_scores.noalias() = dc * values.transpose();  // dL/dA, queries x T
+        SoftmaxRowsBackward(a, grad_scores, grad_scores);
+        grad_scores *= scale_;
+        const auto keys = key_features_.block(int64_t(b) * seq_len, h * m, seq_len, m);
+        const auto query = prompt() ? query_features_.block(0, h * m, 1, m)
+                                    : query_features_.block(int64_t(b) * seq_len, h * m, seq_len, m);
+        grad_query_features_.block(int64_t(b) * queries, h * m, queries, m).noalias() =
+            grad_scores * keys;
+        grad_key_features_.block(int64_t(b) * seq_len, h * m, seq_len, m).noalias() =
+            grad_scores.transpose() * query;
+      }
+    }
+  });
   v_.grad.noalias() = x.transpose() * grad_values_;
   if (factored()) {
     k_.grad.noalias() = grad_key_features_.transpose() * x;  // key features = X K^T
   } else {
     w_.grad.noalias() = x.transpose() * grad_key_features_;  // key features = X W
   }
+  if (config_.bias()) {
+    bv_.grad = grad_values_.colwise().sum();
+    bk_.grad = grad_key_features_.colwise().sum();
+    bq_.grad = grad_query_features_.colwise().sum();
+  }
   if (prompt()) {
+    const Matrix<T> grad_query = grad_query_features_.colwise().sum();  // 1 x (heads * m)
     if (factored()) {  // query features = (Q p)^T
-      p_.grad.noalias() = (grad_query_features_ * q_.value).transpose();
-      q_.grad.noalias() = grad_query_features_.transpose() * p_.value.transpose();
+      p_.grad.noalias() = (grad_query * q_.value).transpose();
+      q_.grad.noalias() = grad_query.transpose() * p_.value.transpose();
     } else {  // query features = p^T
-      p_.grad = grad_query_features_.transpose();
+      p_.grad = grad_query.transpose();
     }
   } else if (factored()) {  // query features = X Q^T
     q_.grad.noalias() = grad_query_features_.transpose() * x;
@@ -177,14 +285,13 @@ void SoftmaxAttention<T>::Backward(const Tensor<T>& grad_out, Tensor<T>* grad_in
   if (grad_in == nullptr) return;
   grad_in->Resize(input_->shape());
   Matrix<T>& dx = grad_in->flat();
-  dx.noalias() = grad_values_ * v_.value.transpose();
-  dx.noalias() += grad_key_features_ * KeyMap().transpose();
-  if (!prompt()) {
-    if (factored()) {
-      dx.noalias() += grad_query_features_ * q_.value;
-    } else {
-      dx += grad_query_features_;
-    }
+  ParallelProduct(ctx, grad_values_, v_.value.transpose(), dx);
+  if (factored()) {
+    dx.noalias() += grad_key_features_ * k_.value;
+    if (!prompt()) dx.noalias() += grad_query_features_ * q_.value;
+  } else {
+    dx.noalias() += grad_key_features_ * w_.value.transpose();
+    if (!prompt()) dx += grad_query_features_;
   }
 }
 
@@ -192,12 +299,15 @@ template class SoftmaxAttention<float>;
 template class SoftmaxAttention<double>;
 
 ATTNLAB_REGISTER_LAYER("softmax", plugins::SoftmaxAttentionConfig, SoftmaxAttention,
-                       "single-head softmax attention; query: PROMPT is paper 1's "
-                       "f(X) = v^T X^T softmax(X W p)",
+                       "softmax attention: query: PROMPT is paper 1's f(X) = v^T X^T "
+                       "softmax(X W p); query: SELF with heads, bias and output_dim is a "
+                       "transformer's multi-head attention",
                        {"query: PROMPT p { init: NORMAL std: 0.5 }",
                         "query: PROMPT qk_dim: 2 value_dim: 2 p { init: NORMAL std: 0.5 }",
                         "query: SELF",
                         "query: SELF qk_dim: 3 value_dim: 2 causal: true",
-                        "query: SELF w { init: NORMAL std: 0.4 } scale: 0.7"});
+                        "query: SELF w { init: NORMAL std: 0.4 } scale: 0.7",
+                        "query: SELF heads: 2 qk_dim: 3 value_dim: 2 bias: true output_dim: 5 "
+                        "causal: true"});
 
 }  // namespace attnlab

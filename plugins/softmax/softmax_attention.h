@@ -25,32 +25,35 @@ class SoftmaxAttention : public AttentionLayer<T> {
   std::vector<Parameter<T>*> parameters() override;
 
   const Tensor<T>& attention() const override { return probs_; }
+  int heads() const override { return heads_; }
   Matrix<T> QueryKeyMatrix(int head) const override;
+  void AddQueryKeyGradient(int head, const Matrix<T>& grad) override;
 
  private:
   explicit SoftmaxAttention(const Config& config) : config_(config) {}
 
   bool prompt() const { return config_.query() == Config::PROMPT; }
   bool factored() const { return config_.qk_dim() > 0; }
-  // The d x m map from tokens to key features: W, or K^T when factored.
-  const Matrix<T>& KeyMap() const { return factored() ? key_map_t_ : w_.value; }
+  bool projected_out() const { return config_.output_dim() > 0; }
+  int concat_dim() const { return heads_ * value_dim_; }
 
   Config config_;
-  int dim_ = 0, value_dim_ = 0;
+  int dim_ = 0, heads_ = 1, qk_dim_ = 0, value_dim_ = 0;  // qk_dim_: per head (d unfactored)
   T scale_ = 1;
 
-  Parameter<T> p_, w_, k_, q_, v_;
-  Matrix<T> key_map_t_;  // K^T, refreshed each Forward
+  Parameter<T> p_, w_, k_, q_, v_, o_, bq_, bk_, bv_, bo_;
 
-  // Caches of the last Forward. Row blocks of batch*T (or batch*queries) rows.
+  // Caches of the last Forward. Row blocks of batch*T (or batch*queries) rows; head h owns
+  // columns [h * qk_dim, (h + 1) * qk_dim) (or value_dim).
   const Tensor<T>* input_ = nullptr;
-  Matrix<T> key_features_;    // X * KeyMap()            (B*T) x m
-  Matrix<T> query_features_;  // queries' features        (B*queries) x m, or 1 x m for PROMPT
-  Matrix<T> values_;          // X * V                   (B*T) x value_dim
-  Tensor<T> probs_;           // [B, queries, T]
+  Matrix<T> key_features_;    // (B*T) x (heads*qk_dim)
+  Matrix<T> query_features_;  // (B*T) x (heads*qk_dim), or 1 x qk_dim for PROMPT
+  Matrix<T> values_;          // (B*T) x (heads*value_dim)
+  Matrix<T> concat_;          // (B*queries) x (heads*value_dim), before the output map
+  Tensor<T> probs_;           // [B * heads, queries, T]
 
   // Backward scratch, kept to avoid allocating in the training loop.
-  Matrix<T> grad_scores_, grad_key_features_, grad_query_features_, grad_values_;
+  Matrix<T> grad_concat_, grad_key_features_, grad_query_features_, grad_values_;
 };
 
 }  // namespace attnlab

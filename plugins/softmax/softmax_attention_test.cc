@@ -82,12 +82,63 @@ TEST(SoftmaxAttentionTest, FactoredEqualsUnfactoredWithWEqualKtQ) {
   EXPECT_LT((factored->QueryKeyMatrix(0) - w.transpose()).norm(), 1e-14);
 }
 
+TEST(SoftmaxAttentionTest, HeadsAreIndependentSingleHeadsConcatenated) {
+  auto two = Make("query: SELF heads: 2 qk_dim: 2 value_dim: 3 causal: true", {2, 5, 4}, 7);
+  const std::vector<Parameter<double>*> p = two->parameters();  // k, q, v
+  Tensor<double> x({2, 5, 4}), out;
+  x.flat().setRandom();
+  ExecContext ctx(1);
+  two->Forward(x, &out, ctx);
+  for (int h = 0; h < 2; ++h) {
+    Config config;
+    config.set_query(Config::SELF);
+    config.set_qk_dim(2);
+    config.set_value_dim(3);
+    config.set_causal(true);
+    const Matrix<double> k = p[0]->value.middleRows(2 * h, 2), q = p[1]->value.middleRows(2 * h, 2);
+    const Matrix<double> v = p[2]->value.middleCols(3 * h, 3);
+    for (int i = 0; i < k.size(); ++i) config.mutable_k()->add_value(k.data()[i]);
+    for (int i = 0; i < q.size(); ++i) config.mutable_q()->add_value(q.data()[i]);
+    for (int i = 0; i < v.size(); ++i) config.mutable_v()->add_value(v.data()[i]);
+    auto one = std::move(*SoftmaxAttention<double>::Create(config));
+    ASSERT_TRUE(one->Setup({2, 5, 4}, ctx).ok());
+    Tensor<double> head;
+    one->Forward(x, &head, ctx);
+    EXPECT_LT((out.flat().middleCols(3 * h, 3) - head.flat()).cwiseAbs().maxCoeff(), 1e-14);
+    EXPECT_LT((two->QueryKeyMatrix(h) - one->QueryKeyMatrix(0)).norm(), 1e-14);
+  }
+}
+
+// AddQueryKeyGradient(h, G) is the gradient of <G, QueryKeyMatrix(h)>.
+TEST(SoftmaxAttentionTest, QueryKeyGradientMatchesFiniteDifferences) {
+  for (const char* text : {"query: SELF heads: 3 qk_dim: 2 value_dim: 1", "query: SELF w { init: NORMAL std: 1 }"}) {
+    auto layer = Make(text, {1, 3, 4}, 3);
+    const int head = layer->heads() - 1;
+    const Matrix<double> g = Matrix<double>::Random(4, 4);
+    for (Parameter<double>* p : layer->parameters()) p->grad.setZero();
+    layer->AddQueryKeyGradient(head, g);
+    for (Parameter<double>* p : layer->parameters()) {
+      for (Eigen::Index i = 0; i < p->value.size(); ++i) {
+        const double saved = p->value.data()[i];
+        p->value.data()[i] = saved + 1e-6;
+        const double plus = layer->QueryKeyMatrix(head).cwiseProduct(g).sum();
+        p->value.data()[i] = saved - 1e-6;
+        const double minus = layer->QueryKeyMatrix(head).cwiseProduct(g).sum();
+        p->value.data()[i] = saved;
+        EXPECT_NEAR(p->grad.data()[i], (plus - minus) / 2e-6, 1e-7) << text << " " << p->name;
+      }
+    }
+  }
+}
+
 TEST(SoftmaxAttentionTest, GradientChecksEveryForm) {
   for (const char* config : {"query: PROMPT p { init: NORMAL std: 1 }",
                              "query: PROMPT qk_dim: 2 p { init: NORMAL std: 1 }",
                              "query: PROMPT value_dim: 3 w { init: NORMAL std: 1 }",
                              "query: SELF", "query: SELF causal: true qk_dim: 2 value_dim: 2",
-                             "query: SELF w { init: NORMAL std: 1 } scale: 0.5"}) {
+                             "query: SELF w { init: NORMAL std: 1 } scale: 0.5",
+                             "query: SELF heads: 2 qk_dim: 2 value_dim: 3 bias: true output_dim: 4",
+                             "query: PROMPT heads: 2 qk_dim: 2 bias: true p { init: NORMAL std: 1 }"}) {
     auto layer = Make(config, {3, 5, 4}, 2);
     Tensor<double> x({3, 5, 4});
     x.flat().setRandom();
@@ -119,6 +170,9 @@ TEST(SoftmaxAttentionTest, ConfigErrorsNameTheField) {
   EXPECT_EQ(error("qk_dim: 2 w { init: ZEROS }"), "w");
   EXPECT_EQ(error("query: SELF p { init: ZEROS }"), "p");
   EXPECT_EQ(error("query: PROMPT causal: true"), "causal");
+  EXPECT_EQ(error("query: SELF heads: 2"), "heads");
+  EXPECT_EQ(error("query: SELF bias: true"), "bias");
+  EXPECT_EQ(error("query: SELF o { init: ZEROS }"), "o");
   Config config;
   config.set_query(Config::PROMPT);
   config.mutable_p()->add_value(1);

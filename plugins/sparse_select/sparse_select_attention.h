@@ -29,6 +29,7 @@ class SparseSelectAttention : public AttentionLayer<T> {
   const Tensor<T>& attention() const override { return probs_; }
   // Scores are q^T W^T p_i: the form in encoding space is W^T.
   Matrix<T> QueryKeyMatrix(int) const override { return w_.value.transpose(); }
+  void AddQueryKeyGradient(int, const Matrix<T>& grad) override { w_.grad += grad.transpose(); }
 
  private:
   explicit SparseSelectAttention(const Config& config) : config_(config) {}
