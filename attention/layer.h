@@ -2,6 +2,8 @@
 #ifndef ATTNLAB_ATTENTION_LAYER_H_
 #define ATTNLAB_ATTENTION_LAYER_H_
 
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -37,6 +39,16 @@ class Layer {
   virtual void Backward(const Tensor<T>& grad_out, Tensor<T>* grad_in, ExecContext& ctx) = 0;
 
   virtual std::vector<Parameter<T>*> parameters() { return {}; }
+
+  // Layers built from other layers (a transformer block) name them, so metrics can reach an
+  // attention layer inside a block as "block0/attn".
+  virtual std::vector<std::pair<std::string, Layer<T>*>> sublayers() { return {}; }
+
+  // Checks input values the shape cannot express (token ids in range, say) on data the
+  // runner holds before training: errors there beat garbage later.
+  virtual absl::Status CheckInputValues(const Tensor<T>& /*input*/) const {
+    return absl::OkStatus();
+  }
 
   // Attention mechanisms return themselves, so metrics can introspect any plugin.
   virtual AttentionLayer<T>* AsAttention() { return nullptr; }

@@ -1,8 +1,10 @@
 #include "attention/model.h"
 
+#include <functional>
 #include <set>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "attention/field_error.h"
 #include "attention/plugin_registry.h"
 #include "attention/status_macros.h"
@@ -128,10 +130,32 @@ Parameter<T>* Model<T>::FindParameter(const std::string& name) const {
 
 template <typename T>
 Layer<T>* Model<T>::FindLayer(const std::string& name) const {
+  // "block0/attn": a layer, then sublayers by name.
+  const std::vector<std::string> parts = absl::StrSplit(name, '/');
+  Layer<T>* layer = nullptr;
   for (size_t i = 0; i < layers_.size(); ++i) {
-    if (layer_names_[i] == name) return layers_[i].get();
+    if (layer_names_[i] == parts[0]) layer = layers_[i].get();
   }
-  return nullptr;
+  for (size_t k = 1; k < parts.size() && layer != nullptr; ++k) {
+    Layer<T>* next = nullptr;
+    for (auto& [sub_name, sub] : layer->sublayers()) {
+      if (sub_name == parts[k]) next = sub;
+    }
+    layer = next;
+  }
+  return layer;
+}
+
+template <typename T>
+std::vector<std::string> Model<T>::LayerPaths() const {
+  std::vector<std::string> paths;
+  std::function<void(const std::string&, Layer<T>*)> visit = [&](const std::string& path,
+                                                                  Layer<T>* layer) {
+    paths.push_back(path);
+    for (auto& [name, sub] : layer->sublayers()) visit(path + "/" + name, sub);
+  };
+  for (size_t i = 0; i < layers_.size(); ++i) visit(layer_names_[i], layers_[i].get());
+  return paths;
 }
 
 template class Model<float>;

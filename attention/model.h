@@ -45,7 +45,10 @@ class Model {
   // Named "<layer>/<param>", in layer order.
   const std::vector<Parameter<T>*>& parameters() const { return parameters_; }
   Parameter<T>* FindParameter(const std::string& name) const;
+  // A layer by name, or a sublayer by path ("block0/attn").
   Layer<T>* FindLayer(const std::string& name) const;
+  // Every layer's path, sublayers included, for messages.
+  std::vector<std::string> LayerPaths() const;
   const std::vector<std::string>& layer_names() const { return layer_names_; }
   const Tensor<T>& prediction() const { return activations_.back(); }
 

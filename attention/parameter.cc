@@ -35,6 +35,9 @@ absl::Status InitParameter(const ParamSpec& spec, DefaultInit default_init, int 
     case ParamSpec::ZEROS:
       param->value.setZero();
       return absl::OkStatus();
+    case ParamSpec::ONES:
+      param->value.setOnes();
+      return absl::OkStatus();
     case ParamSpec::IDENTITY:
       if (rows != cols) {
         return FieldError(absl::StrCat(field, ".init"),

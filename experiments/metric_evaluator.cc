@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "attention/attention_layer.h"
 #include "attention/field_error.h"
 #include "attention/metrics.h"
@@ -25,9 +26,8 @@ absl::StatusOr<AttentionLayer<T>*> FindAttention(const Model<T>& model, const st
                                                  const std::string& field) {
   Layer<T>* layer = model.FindLayer(name);
   if (layer == nullptr) {
-    std::string known;
-    for (const std::string& n : model.layer_names()) absl::StrAppend(&known, known.empty() ? "" : ", ", n);
-    return FieldError(field, absl::StrCat("no layer '", name, "'; layers: ", known));
+    return FieldError(field, absl::StrCat("no layer '", name, "'; layers: ",
+                                          absl::StrJoin(model.LayerPaths(), ", ")));
   }
   if (layer->AsAttention() == nullptr) {
     return FieldError(field, absl::StrCat("layer '", name, "' is not an attention layer"));

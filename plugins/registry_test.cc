@@ -15,7 +15,8 @@ namespace attnlab {
 namespace {
 
 // Adding a plugin: add its name here (and its library to plugins/BUILD :all).
-const std::set<std::string> kDeclaredLayers = {"fc_net", "softmax", "sparse_select"};
+const std::set<std::string> kDeclaredLayers = {"embedding", "fc_net", "layer_norm",
+                                               "softmax", "sparse_select", "transformer_block"};
 const std::set<std::string> kDeclaredLosses = {"correlation", "exponential", "logistic",
                                                "squared"};
 
@@ -51,12 +52,34 @@ std::vector<google::protobuf::Any> Configs(const Registry<Layer<double>>::Entry&
   return configs;
 }
 
+// The input a layer takes: random reals [3, 5, 4], or, for layers that read token ids,
+// [3, 5, 1] ids in 0..2; the first that Setup and CheckInputValues accept.
+template <typename T>
+absl::StatusOr<Tensor<double>> ConformanceInput(const std::string& name,
+                                                const google::protobuf::Any& config) {
+  Tensor<double> reals({3, 5, 4}), ids({3, 5, 1});
+  reals.flat().setRandom();
+  for (Eigen::Index i = 0; i < ids.size(); ++i) ids.data()[i] = static_cast<double>(i % 3);
+  for (const Tensor<double>* input : {&reals, &ids}) {
+    auto layer = LayerRegistry<double>().Create(name, config);
+    if (!layer.ok()) return layer.status();
+    ExecContext ctx(3);
+    if ((*layer)->Setup(input->shape(), ctx).ok() && (*layer)->CheckInputValues(*input).ok()) {
+      return *input;
+    }
+  }
+  return absl::InvalidArgumentError("takes neither [3, 5, 4] reals nor [3, 5, 1] token ids");
+}
+
 TEST(PluginRegistryTest, EveryLayerPassesConformanceAndGradientChecks) {
-  const Shape input{3, 5, 4};
   for (const std::string& name : LayerRegistry<double>().Names()) {
     const auto& entry = *LayerRegistry<double>().Find(name);
     for (const google::protobuf::Any& config : Configs(entry)) {
       SCOPED_TRACE(name + " " + config.ShortDebugString());
+      auto input_or = ConformanceInput<double>(name, config);
+      ASSERT_TRUE(input_or.ok()) << input_or.status();
+      const Tensor<double>& x = *input_or;
+      const Shape input = x.shape();
       auto layer = LayerRegistry<double>().Create(name, config);
       auto layer_f = LayerRegistry<float>().Create(name, config);
       ASSERT_TRUE(layer.ok()) << layer.status();
@@ -67,8 +90,7 @@ TEST(PluginRegistryTest, EveryLayerPassesConformanceAndGradientChecks) {
       ASSERT_TRUE((*layer_f)->Setup(input, ctx_f).ok());
       EXPECT_EQ(shape->batch, input.batch);
 
-      Tensor<double> x(input), out;
-      x.flat().setRandom();
+      Tensor<double> out;
       (*layer)->Forward(x, &out, ctx);
       EXPECT_EQ(out.shape(), *shape);
       EXPECT_TRUE(out.flat().allFinite());

@@ -51,7 +51,7 @@ absl::StatusOr<std::unique_ptr<FcNet<T>>> FcNet<T>::Create(const Config& config)
 
 template <typename T>
 absl::StatusOr<Shape> FcNet<T>::Setup(const Shape& input, ExecContext& ctx) {
-  inputs_ = input.rows * input.cols;
+  inputs_ = config_.per_token() ? input.cols : input.rows * input.cols;
   std::vector<int> widths = {inputs_};
   widths.insert(widths.end(), config_.hidden().begin(), config_.hidden().end());
   widths.push_back(config_.output_dim());
@@ -74,6 +74,13 @@ absl::StatusOr<Shape> FcNet<T>::Setup(const Shape& input, ExecContext& ctx) {
 
 template <typename T>
 absl::StatusOr<Shape> FcNet<T>::OutputShape(const Shape& input) const {
+  if (config_.per_token()) {
+    if (input.cols != inputs_) {
+      return absl::InvalidArgumentError(absl::StrCat("fc_net was set up for tokens of ", inputs_,
+                                                     " entries, got ", input.ToString()));
+    }
+    return Shape{input.batch, input.rows, config_.output_dim()};
+  }
   if (input.rows * input.cols != inputs_) {
     return absl::InvalidArgumentError(
         absl::StrCat("fc_net was set up for inputs of ", inputs_, " entries per sample, got ",
@@ -95,8 +102,8 @@ std::vector<Parameter<T>*> FcNet<T>::parameters() {
 template <typename T>
 void FcNet<T>::Forward(const Tensor<T>& in, Tensor<T>* out, ExecContext& ctx) {
   input_ = &in;
-  const int batch = in.batch();
-  // The flat row-major tensor is already [batch, T * C].
+  const int batch = Rows(in);
+  // The flat row-major tensor is already [batch, T * C] (or [batch * T, C]).
   const Eigen::Map<const Matrix<T>> x(in.data(), batch, inputs_);
   const size_t hidden = pre_.size();
   for (size_t k = 0; k < hidden; ++k) {
@@ -109,7 +116,7 @@ void FcNet<T>::Forward(const Tensor<T>& in, Tensor<T>* out, ExecContext& ctx) {
     pre_[k].rowwise() += biases_[k].value.row(0);
     post_[k] = pre_[k].unaryExpr([this](T v) { return Activate(config_.activation(), v); });
   }
-  out->Resize({batch, 1, config_.output_dim()});
+  out->Resize(*OutputShape(in.shape()));
   Eigen::Map<Matrix<T>> y(out->data(), batch, config_.output_dim());
   if (hidden == 0) {
     ParallelProduct(ctx, x, weights_[0].value, y);
@@ -121,7 +128,7 @@ void FcNet<T>::Forward(const Tensor<T>& in, Tensor<T>* out, ExecContext& ctx) {
 
 template <typename T>
 void FcNet<T>::Backward(const Tensor<T>& grad_out, Tensor<T>* grad_in, ExecContext& ctx) {
-  const int batch = input_->batch();
+  const int batch = Rows(*input_);
   const Eigen::Map<const Matrix<T>> x(input_->data(), batch, inputs_);
   grad_ = Eigen::Map<const Matrix<T>>(grad_out.data(), batch, config_.output_dim());
   for (size_t k = weights_.size(); k-- > 0;) {
@@ -151,6 +158,7 @@ ATTNLAB_REGISTER_LAYER("fc_net", plugins::FcNetConfig, FcNet,
                        "fully-connected net on the flattened input (paper 3's baselines)",
                        {"output_dim: 3 hidden: [ 7 ]",
                         "output_dim: 2 hidden: [ 6, 5 ] activation: GELU",
-                        "output_dim: 1 activation: TANH hidden: [ 4 ]", "output_dim: 2"});
+                        "output_dim: 1 activation: TANH hidden: [ 4 ]", "output_dim: 2",
+                        "output_dim: 3 hidden: [ 5 ] activation: GELU per_token: true"});
 
 }  // namespace attnlab

@@ -27,8 +27,13 @@ class FcNet : public Layer<T> {
  private:
   explicit FcNet(const Config& config) : config_(config) {}
 
+  // Rows the net maps, each of inputs_ entries: samples, or tokens with per_token.
+  int Rows(const Tensor<T>& in) const {
+    return config_.per_token() ? in.batch() * in.rows() : in.batch();
+  }
+
   Config config_;
-  int inputs_ = 0;  // T * C of the inputs it was set up for
+  int inputs_ = 0;  // T * C (or C, per token) of the inputs it was set up for
   // weights_[k]: fan_in x fan_out; biases_[k]: 1 x fan_out.
   std::vector<Parameter<T>> weights_, biases_;
 

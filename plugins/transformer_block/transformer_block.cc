@@ -1,0 +1,145 @@
+#include "plugins/transformer_block/transformer_block.h"
+
+#include "absl/strings/str_cat.h"
+#include "attention/field_error.h"
+#include "attention/plugin_registry.h"
+#include "attention/status_macros.h"
+#include "plugins/fc_net/fc_net.h"
+#include "plugins/layer_norm/layer_norm.h"
+
+namespace attnlab {
+
+template <typename T>
+absl::StatusOr<std::unique_ptr<TransformerBlock<T>>> TransformerBlock<T>::Create(
+    const Config& config) {
+  if (config.attention().plugin().empty()) {
+    return FieldError("attention.plugin", "missing required field: the attention plugin");
+  }
+  if (config.ffn_hidden() <= 0) return FieldError("ffn_hidden", "missing or not > 0");
+  std::unique_ptr<TransformerBlock<T>> block(new TransformerBlock<T>(config));
+  auto attn = LayerRegistry<T>().Create(config.attention().plugin(), config.attention().config());
+  if (!attn.ok()) {
+    const bool name = attn.status().code() == absl::StatusCode::kNotFound;
+    return PrefixErrorField(name ? "attention.plugin" : "attention.config", attn.status());
+  }
+  block->attn_ = std::move(*attn);
+  plugins::LayerNormConfig norm;
+  if (config.has_layer_norm_eps()) norm.set_eps(config.layer_norm_eps());
+  ASSIGN_OR_RETURN(block->ln1_, LayerNorm<T>::Create(norm));
+  ASSIGN_OR_RETURN(block->ln2_, LayerNorm<T>::Create(norm));
+  return block;
+}
+
+template <typename T>
+absl::StatusOr<Shape> TransformerBlock<T>::Setup(const Shape& input, ExecContext& ctx) {
+  auto attn_shape = attn_->Setup(input, ctx);
+  if (!attn_shape.ok()) return PrefixErrorField("attention.config", attn_shape.status());
+  if (*attn_shape != input) {
+    return FieldError("attention.config",
+                      absl::StrCat("the attention maps ", input.ToString(), " to ",
+                                   attn_shape->ToString(), "; a residual block needs ",
+                                   input.ToString(), " (query: SELF, output_dim: d)"));
+  }
+  plugins::FcNetConfig ffn;
+  ffn.add_hidden(config_.ffn_hidden());
+  ffn.set_output_dim(input.cols);
+  ffn.set_activation(config_.activation());
+  ffn.set_per_token(true);
+  ASSIGN_OR_RETURN(ffn_, FcNet<T>::Create(ffn));
+  RETURN_IF_ERROR(ln1_->Setup(input, ctx).status());
+  RETURN_IF_ERROR(ffn_->Setup(input, ctx).status());
+  RETURN_IF_ERROR(ln2_->Setup(input, ctx).status());
+  for (auto& [name, layer] : sublayers()) {
+    for (Parameter<T>* p : layer->parameters()) p->name = absl::StrCat(name, "/", p->name);
+  }
+  return OutputShape(input);
+}
+
+template <typename T>
+absl::StatusOr<Shape> TransformerBlock<T>::OutputShape(const Shape& input) const {
+  ASSIGN_OR_RETURN(const Shape attn, attn_->OutputShape(input));
+  if (attn != input) return absl::InvalidArgumentError("the attention changes the shape");
+  return ffn_->OutputShape(input);
+}
+
+template <typename T>
+std::vector<std::pair<std::string, Layer<T>*>> TransformerBlock<T>::sublayers() {
+  return {{"attn", attn_.get()}, {"ln1", ln1_.get()}, {"ffn", ffn_.get()}, {"ln2", ln2_.get()}};
+}
+
+template <typename T>
+std::vector<Parameter<T>*> TransformerBlock<T>::parameters() {
+  std::vector<Parameter<T>*> params;
+  for (auto& [name, layer] : sublayers()) {
+    for (Parameter<T>* p : layer->parameters()) params.push_back(p);
+  }
+  return params;
+}
+
+template <typename T>
+void TransformerBlock<T>::Forward(const Tensor<T>& in, Tensor<T>* out, ExecContext& ctx) {
+  if (pre_ln()) {
+    ln1_->Forward(in, &norm1_, ctx);
+    attn_->Forward(norm1_, &attn_out_, ctx);
+    h_.Resize(in.shape());
+    h_.flat() = in.flat() + attn_out_.flat();
+    ln2_->Forward(h_, &norm2_, ctx);
+    ffn_->Forward(norm2_, &ffn_out_, ctx);
+    out->Resize(in.shape());
+    out->flat() = h_.flat() + ffn_out_.flat();
+    return;
+  }
+  attn_->Forward(in, &attn_out_, ctx);
+  sum1_.Resize(in.shape());
+  sum1_.flat() = in.flat() + attn_out_.flat();
+  ln1_->Forward(sum1_, &h_, ctx);
+  ffn_->Forward(h_, &ffn_out_, ctx);
+  sum2_.Resize(in.shape());
+  sum2_.flat() = h_.flat() + ffn_out_.flat();
+  ln2_->Forward(sum2_, out, ctx);
+}
+
+template <typename T>
+void TransformerBlock<T>::Backward(const Tensor<T>& grad_out, Tensor<T>* grad_in,
+                                   ExecContext& ctx) {
+  // Every sublayer's Backward runs (their parameter gradients are needed) even when the block's
+  // own input gradient is not.
+  if (pre_ln()) {
+    ffn_->Backward(grad_out, &grad_a_, ctx);  // d/d norm2
+    ln2_->Backward(grad_a_, &grad_b_, ctx);   // d/dh through LN2
+    grad_h_.Resize(grad_out.shape());
+    grad_h_.flat() = grad_out.flat() + grad_b_.flat();
+    attn_->Backward(grad_h_, &grad_a_, ctx);  // d/d norm1
+    ln1_->Backward(grad_a_, &grad_b_, ctx);   // d/dx through LN1
+    if (grad_in != nullptr) {
+      grad_in->Resize(grad_out.shape());
+      grad_in->flat() = grad_h_.flat() + grad_b_.flat();
+    }
+    return;
+  }
+  ln2_->Backward(grad_out, &grad_a_, ctx);  // d/d sum2
+  ffn_->Backward(grad_a_, &grad_b_, ctx);   // d/dh through the FFN
+  grad_h_.Resize(grad_out.shape());
+  grad_h_.flat() = grad_a_.flat() + grad_b_.flat();
+  ln1_->Backward(grad_h_, &grad_a_, ctx);  // d/d sum1
+  attn_->Backward(grad_a_, &grad_b_, ctx);  // d/dx through the attention
+  if (grad_in != nullptr) {
+    grad_in->Resize(grad_out.shape());
+    grad_in->flat() = grad_a_.flat() + grad_b_.flat();
+  }
+}
+
+template class TransformerBlock<float>;
+template class TransformerBlock<double>;
+
+ATTNLAB_REGISTER_LAYER(
+    "transformer_block", plugins::TransformerBlockConfig, TransformerBlock,
+    "a Post-LN or Pre-LN transformer block around any attention plugin",
+    {"ffn_hidden: 6 attention { plugin: 'softmax' config { "
+     "[type.googleapis.com/attnlab.plugins.SoftmaxAttentionConfig] { query: SELF heads: 2 "
+     "qk_dim: 3 value_dim: 2 bias: true output_dim: 4 causal: true } } }",
+     "norm: PRE ffn_hidden: 5 activation: GELU attention { plugin: 'softmax' config { "
+     "[type.googleapis.com/attnlab.plugins.SoftmaxAttentionConfig] { query: SELF qk_dim: 3 "
+     "output_dim: 4 } } }"});
+
+}  // namespace attnlab
