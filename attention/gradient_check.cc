@@ -93,16 +93,26 @@ absl::Status CheckLayerGradients(Layer<double>& layer, const Tensor<double>& inp
   return worst.Result();
 }
 
-absl::Status CheckLossGradient(const Loss<double>& loss, const Tensor<double>& prediction,
+absl::Status CheckLossGradient(Loss<double>& loss, const Tensor<double>& prediction,
                                const Tensor<double>& target, const GradientCheckOptions& options) {
+  ExecContext ctx(options.seed);
   Tensor<double> p = prediction;
-  Tensor<double> grad, scratch;
-  loss.Compute(p, target, &grad);
+  Tensor<double> grad;
+  loss.Compute(p, target, &grad, ctx);
+  std::vector<Matrix<double>> analytic_params;
+  for (Parameter<double>* param : loss.parameters()) analytic_params.push_back(param->grad);
+  auto value = [&] { return loss.Compute(p, target, nullptr, ctx); };
   Worst worst(options.tolerance);
   for (Eigen::Index i = 0; i < p.size(); ++i) {
     worst.Add(absl::StrCat("prediction[", i, "]"), grad.data()[i],
-              CentralDifference(p.data() + i, options.step,
-                                [&] { return loss.Compute(p, target, &scratch); }));
+              CentralDifference(p.data() + i, options.step, value));
+  }
+  std::vector<Parameter<double>*> params = loss.parameters();
+  for (size_t k = 0; k < params.size(); ++k) {
+    for (Eigen::Index i = 0; i < params[k]->value.size(); ++i) {
+      worst.Add(absl::StrCat(params[k]->name, "[", i, "]"), analytic_params[k].data()[i],
+                CentralDifference(params[k]->value.data() + i, options.step, value));
+    }
   }
   return worst.Result();
 }
@@ -117,7 +127,7 @@ absl::Status CheckModelGradients(Model<double>& model, const Tensor<double>& inp
   auto loss = [&] {
     ctx.Reseed(options.seed);
     model.Forward(input, ctx);
-    return model.ComputeLoss(target);
+    return model.ComputeLoss(target, ctx);
   };
   Worst worst(options.tolerance);
   for (size_t k = 0; k < model.parameters().size(); ++k) {

@@ -26,8 +26,9 @@ struct GradientCheckOptions {
 absl::Status CheckLayerGradients(Layer<double>& layer, const Tensor<double>& input,
                                  const GradientCheckOptions& options = {});
 
-// Checks d(loss)/d(prediction).
-absl::Status CheckLossGradient(const Loss<double>& loss, const Tensor<double>& prediction,
+// Checks d(loss)/d(prediction) and d(loss)/d(each parameter of the loss), for a loss already
+// Setup for these shapes.
+absl::Status CheckLossGradient(Loss<double>& loss, const Tensor<double>& prediction,
                                const Tensor<double>& target,
                                const GradientCheckOptions& options = {});
 

@@ -1,6 +1,10 @@
 #include "attention/metrics.h"
 
+#include <algorithm>
 #include <cmath>
+#include <complex>
+
+#include "Eigen/Eigenvalues"
 
 namespace attnlab {
 
@@ -36,6 +40,19 @@ double SelectedTokenProbability(const Tensor<T>& probs, const std::vector<int>& 
   }
   const double rows = static_cast<double>(probs.batch()) * probs.rows();
   return rows > 0 ? total / rows : 0.0;
+}
+
+Spectrum EigenSpectrum(const Eigen::MatrixXd& m) {
+  const Eigen::VectorXcd eigenvalues = Eigen::EigenSolver<Eigen::MatrixXd>(m, false).eigenvalues();
+  Spectrum spectrum;
+  const std::complex<double> mean = eigenvalues.mean();
+  spectrum.mean = mean.real();
+  for (Eigen::Index i = 0; i < eigenvalues.size(); ++i) {
+    const double distance = std::abs(eigenvalues[i] - mean);
+    spectrum.variance += distance * distance / static_cast<double>(eigenvalues.size());
+    spectrum.spread = std::max(spectrum.spread, distance);
+  }
+  return spectrum;
 }
 
 template double AttentionEntropy(const Tensor<float>&);

@@ -29,6 +29,16 @@ template <typename T>
 double SelectedTokenProbability(const Tensor<T>& probs, const std::vector<int>& selected,
                                 int heads = 1);
 
+// The eigenvalues lambda_i of a square (query-key) matrix, complex in general, summarized:
+// mean = mean of the real parts (= tr / d), variance = mean |lambda_i - mean|^2, spread =
+// max |lambda_i - mean| (paper 2's eigenspectrum scale).
+struct Spectrum {
+  double mean = 0;
+  double variance = 0;
+  double spread = 0;
+};
+Spectrum EigenSpectrum(const Eigen::MatrixXd& m);
+
 }  // namespace attnlab
 
 #endif  // ATTNLAB_ATTENTION_METRICS_H_

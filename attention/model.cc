@@ -4,7 +4,9 @@
 #include <set>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "attention/attention_layer.h"
 #include "attention/field_error.h"
 #include "attention/plugin_registry.h"
 #include "attention/status_macros.h"
@@ -55,13 +57,47 @@ absl::StatusOr<std::unique_ptr<Model<T>>> Model<T>::Create(const ModelSpec& spec
     const bool name_error = loss.status().code() == absl::StatusCode::kNotFound;
     return PrefixErrorField(name_error ? "loss.plugin" : "loss.config", loss.status());
   }
-  if (absl::Status status = (*loss)->Check(shape, target_shape); !status.ok()) {
+  if (absl::Status status = (*loss)->Setup(shape, target_shape, ctx); !status.ok()) {
+    if (!ErrorField(status).empty()) return PrefixErrorField("loss.config", status);
     return FieldError("loss.plugin", absl::StrCat("the last layer's output ", shape.ToString(),
                                                   " does not fit targets ",
                                                   target_shape.ToString(), ": ",
                                                   status.message()));
   }
+  for (Parameter<T>* param : (*loss)->parameters()) {
+    param->name = absl::StrCat("loss/", param->name);
+    model->parameters_.push_back(param);
+  }
   model->loss_ = std::move(*loss);
+  for (int r = 0; r < spec.regularizer_size(); ++r) {
+    const RegularizerSpec& reg = spec.regularizer(r);
+    const std::string path = absl::StrCat("regularizer[", r, "]");
+    auto regularizer = RegularizerRegistry<T>().Create(reg.plugin(), reg.config());
+    if (!regularizer.ok()) {
+      const bool name_error = regularizer.status().code() == absl::StatusCode::kNotFound;
+      return PrefixErrorField(absl::StrCat(path, name_error ? ".plugin" : ".config"),
+                              regularizer.status());
+    }
+    std::shared_ptr<Regularizer<T>> shared = std::move(*regularizer);
+    std::vector<std::string> targets(reg.layer().begin(), reg.layer().end());
+    if (targets.empty()) {
+      for (const std::string& layer : model->LayerPaths()) {
+        if (model->FindLayer(layer)->AsAttention() != nullptr) targets.push_back(layer);
+      }
+      if (targets.empty()) {
+        return FieldError(absl::StrCat(path, ".plugin"), "the model has no attention layer");
+      }
+    }
+    for (const std::string& name : targets) {
+      Layer<T>* layer = model->FindLayer(name);
+      if (layer == nullptr || layer->AsAttention() == nullptr) {
+        return FieldError(absl::StrCat(path, ".layer"),
+                          absl::StrCat("'", name, "' is not an attention layer; layers: ",
+                                       absl::StrJoin(model->LayerPaths(), ", ")));
+      }
+      model->penalties_.push_back({shared, layer->AsAttention(), {}});
+    }
+  }
   model->activations_.resize(model->layers_.size());
   model->grads_.resize(model->layers_.size());
   return model;
@@ -78,8 +114,22 @@ const Tensor<T>& Model<T>::Forward(const Tensor<T>& input, ExecContext& ctx) {
 }
 
 template <typename T>
-T Model<T>::ComputeLoss(const Tensor<T>& target) {
-  return loss_->Compute(activations_.back(), target, &grads_.back());
+T Model<T>::ComputeLoss(const Tensor<T>& target, ExecContext& ctx) {
+  const T loss = loss_->Compute(activations_.back(), target, &grads_.back(), ctx);
+  last_penalty_ = 0;
+  for (Penalty& penalty : penalties_) {
+    penalty.grads.resize(penalty.layer->heads());
+    for (int h = 0; h < penalty.layer->heads(); ++h) {
+      last_penalty_ +=
+          penalty.regularizer->Penalty(penalty.layer->QueryKeyMatrix(h), &penalty.grads[h]);
+    }
+  }
+  return loss + last_penalty_;
+}
+
+template <typename T>
+T Model<T>::EvaluateLoss(const Tensor<T>& target, ExecContext& ctx) {
+  return loss_->Compute(activations_.back(), target, nullptr, ctx);
 }
 
 template <typename T>
@@ -87,12 +137,18 @@ void Model<T>::Backward(ExecContext& ctx) {
   for (size_t i = layers_.size(); i-- > 0;) {
     layers_[i]->Backward(grads_[i], i == 0 ? nullptr : &grads_[i - 1], ctx);
   }
+  // Layers set their gradients; the penalties add theirs.
+  for (Penalty& penalty : penalties_) {
+    for (int h = 0; h < penalty.layer->heads(); ++h) {
+      penalty.layer->AddQueryKeyGradient(h, penalty.grads[h]);
+    }
+  }
 }
 
 template <typename T>
 T Model<T>::TrainStep(const Tensor<T>& input, const Tensor<T>& target, ExecContext& ctx) {
   Forward(input, ctx);
-  const T loss = ComputeLoss(target);
+  const T loss = ComputeLoss(target, ctx);
   Backward(ctx);
   return loss;
 }

@@ -11,6 +11,7 @@
 #include "attention/layer.h"
 #include "attention/loss.h"
 #include "attention/model.pb.h"
+#include "attention/regularizer.h"
 #include "attention/tensor.h"
 
 namespace attnlab {
@@ -28,10 +29,15 @@ class Model {
 
   // The prediction for `input`, which must stay alive until Backward.
   const Tensor<T>& Forward(const Tensor<T>& input, ExecContext& ctx);
-  // The loss of the last prediction against `target`; keeps dL/dprediction for Backward.
-  T ComputeLoss(const Tensor<T>& target);
+  // The loss of the last prediction against `target` plus the regularizers' penalties; keeps
+  // everything Backward needs.
+  T ComputeLoss(const Tensor<T>& target, ExecContext& ctx);
+  // The data loss alone, without gradients (validation).
+  T EvaluateLoss(const Tensor<T>& target, ExecContext& ctx);
   // Sets every parameter's gradient for the last ComputeLoss.
   void Backward(ExecContext& ctx);
+  // The regularizers' part of the last ComputeLoss.
+  T last_penalty() const { return last_penalty_; }
   // Forward, ComputeLoss, Backward; returns the loss.
   T TrainStep(const Tensor<T>& input, const Tensor<T>& target, ExecContext& ctx);
 
@@ -58,6 +64,15 @@ class Model {
   std::vector<std::string> layer_names_;
   std::vector<std::unique_ptr<Layer<T>>> layers_;
   std::unique_ptr<Loss<T>> loss_;
+  // One regularizer applied to one attention layer; grads_ holds dPenalty/dM per head from
+  // the last ComputeLoss.
+  struct Penalty {
+    std::shared_ptr<Regularizer<T>> regularizer;
+    AttentionLayer<T>* layer;
+    std::vector<Matrix<T>> grads;
+  };
+  std::vector<Penalty> penalties_;
+  T last_penalty_ = 0;
   std::vector<Parameter<T>*> parameters_;
   // activations_[i] is layer i's output; grads_[i] is dL/d(activations_[i]).
   std::vector<Tensor<T>> activations_;

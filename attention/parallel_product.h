@@ -12,8 +12,10 @@
 
 namespace attnlab {
 
+// With accumulate, out += lhs * rhs.
 template <typename L, typename R, typename O>
-void ParallelProduct(ExecContext& ctx, const L& lhs, const R& rhs, O&& out) {
+void ParallelProduct(ExecContext& ctx, const L& lhs, const R& rhs, O&& out,
+                     bool accumulate = false) {
   constexpr int kColumns = 128, kRows = 256;
   const int cols = static_cast<int>(rhs.cols()), rows = static_cast<int>(lhs.rows());
   if (cols >= 2 * kColumns) {
@@ -21,7 +23,11 @@ void ParallelProduct(ExecContext& ctx, const L& lhs, const R& rhs, O&& out) {
     ParallelFor(ctx, blocks, [&](int begin, int end) {
       for (int block = begin; block < end; ++block) {
         const int col = block * kColumns, width = std::min(kColumns, cols - col);
-        out.middleCols(col, width).noalias() = lhs * rhs.middleCols(col, width);
+        if (accumulate) {
+          out.middleCols(col, width).noalias() += lhs * rhs.middleCols(col, width);
+        } else {
+          out.middleCols(col, width).noalias() = lhs * rhs.middleCols(col, width);
+        }
       }
     });
     return;
@@ -30,7 +36,11 @@ void ParallelProduct(ExecContext& ctx, const L& lhs, const R& rhs, O&& out) {
   ParallelFor(ctx, blocks, [&](int begin, int end) {
     for (int block = begin; block < end; ++block) {
       const int row = block * kRows, height = std::min(kRows, rows - row);
-      out.middleRows(row, height).noalias() = lhs.middleRows(row, height) * rhs;
+      if (accumulate) {
+        out.middleRows(row, height).noalias() += lhs.middleRows(row, height) * rhs;
+      } else {
+        out.middleRows(row, height).noalias() = lhs.middleRows(row, height) * rhs;
+      }
     }
   });
 }

@@ -1,4 +1,5 @@
-// The layer and loss registries, and the one-line registration macros plugins end with.
+// The layer, loss and regularizer registries, and the one-line registration macros plugins
+// end with.
 //
 // A plugin's cc_library must have `alwayslink = 1`: the registration is a static initializer
 // that no other code refers to, so without it the linker drops the object file and the plugin
@@ -12,6 +13,7 @@
 
 #include "attention/layer.h"
 #include "attention/loss.h"
+#include "attention/regularizer.h"
 #include "attention/registry.h"
 #include "attention/status_macros.h"
 
@@ -27,30 +29,34 @@ Registry<Loss<T>>& LossRegistry() {
   return Registry<Loss<T>>::Global("loss");
 }
 
-template <typename T, typename Config, template <typename> class Plugin>
-bool RegisterLayerFor(const std::string& name, const std::string& summary,
-                      const std::vector<std::string>& examples) {
-  typename Registry<Layer<T>>::Entry entry;
-  entry.name = name;
-  entry.summary = summary;
-  entry.config_type = Config::descriptor();
-  entry.examples = examples;
-  entry.factory = TypedFactory<Layer<T>, Config>(
-      [](const Config& config) -> absl::StatusOr<std::unique_ptr<Layer<T>>> {
-        ASSIGN_OR_RETURN(std::unique_ptr<Plugin<T>> layer, Plugin<T>::Create(config));
-        return std::unique_ptr<Layer<T>>(std::move(layer));
-      });
-  return LayerRegistry<T>().Register(std::move(entry));
+template <typename T>
+Registry<Regularizer<T>>& RegularizerRegistry() {
+  return Registry<Regularizer<T>>::Global("regularizer");
 }
 
-// Registers Plugin<float> and Plugin<double>. Plugin<T> has
+// Registers Plugin<float> and Plugin<double> as Base<float> and Base<double> (Layer, Loss,
+// Regularizer). Plugin<T> has
 //   static absl::StatusOr<std::unique_ptr<Plugin<T>>> Create(const Config&);
 // which checks the config (shape-dependent checks happen in Setup).
-template <typename Config, template <typename> class Plugin>
-bool RegisterLayer(const std::string& name, const std::string& summary,
+template <typename Config, template <typename> class Plugin, template <typename> class Base>
+bool RegisterTyped(Registry<Base<float>>& for_float, Registry<Base<double>>& for_double,
+                   const std::string& name, const std::string& summary,
                    const std::vector<std::string>& examples) {
-  return RegisterLayerFor<float, Config, Plugin>(name, summary, examples) &&
-         RegisterLayerFor<double, Config, Plugin>(name, summary, examples);
+  auto register_for = [&](auto& registry, auto tag) {
+    using T = decltype(tag);
+    typename Registry<Base<T>>::Entry entry;
+    entry.name = name;
+    entry.summary = summary;
+    entry.config_type = Config::descriptor();
+    entry.examples = examples;
+    entry.factory = TypedFactory<Base<T>, Config>(
+        [](const Config& config) -> absl::StatusOr<std::unique_ptr<Base<T>>> {
+          ASSIGN_OR_RETURN(std::unique_ptr<Plugin<T>> plugin, Plugin<T>::Create(config));
+          return std::unique_ptr<Base<T>>(std::move(plugin));
+        });
+    return registry.Register(std::move(entry));
+  };
+  return register_for(for_float, float{}) && register_for(for_double, double{});
 }
 
 // Losses without a config: Plugin<T> is default-constructible.
@@ -75,9 +81,24 @@ bool RegisterLoss(const std::string& name, const std::string& summary) {
 // At the end of a layer plugin's .cc:
 //   ATTNLAB_REGISTER_LAYER("softmax", SoftmaxAttentionConfig, SoftmaxAttention,
 //                          "one-line summary", {"example config", ...});
-#define ATTNLAB_REGISTER_LAYER(name, Config, Plugin, summary, ...)       \
-  static const bool ATTNLAB_CONCAT(attnlab_registered_layer_, __LINE__) = \
-      ::attnlab::RegisterLayer<Config, Plugin>(name, summary, __VA_ARGS__)
+#define ATTNLAB_REGISTER_LAYER(name, Config, Plugin, summary, ...)                   \
+  static const bool ATTNLAB_CONCAT(attnlab_registered_layer_, __LINE__) =             \
+      ::attnlab::RegisterTyped<Config, Plugin, ::attnlab::Layer>(                     \
+          ::attnlab::LayerRegistry<float>(), ::attnlab::LayerRegistry<double>(), name, \
+          summary, __VA_ARGS__)
+
+// A loss with a config (and possibly parameters), e.g. the language model head.
+#define ATTNLAB_REGISTER_CONFIGURED_LOSS(name, Config, Plugin, summary, ...)       \
+  static const bool ATTNLAB_CONCAT(attnlab_registered_loss_, __LINE__) =           \
+      ::attnlab::RegisterTyped<Config, Plugin, ::attnlab::Loss>(                   \
+          ::attnlab::LossRegistry<float>(), ::attnlab::LossRegistry<double>(), name, \
+          summary, __VA_ARGS__)
+
+#define ATTNLAB_REGISTER_REGULARIZER(name, Config, Plugin, summary)                \
+  static const bool ATTNLAB_CONCAT(attnlab_registered_regularizer_, __LINE__) =    \
+      ::attnlab::RegisterTyped<Config, Plugin, ::attnlab::Regularizer>(            \
+          ::attnlab::RegularizerRegistry<float>(),                                 \
+          ::attnlab::RegularizerRegistry<double>(), name, summary, {})
 
 // At the end of a loss plugin's .cc: ATTNLAB_REGISTER_LOSS("logistic", LogisticLoss, "summary");
 #define ATTNLAB_REGISTER_LOSS(name, Plugin, summary)                     \

@@ -255,20 +255,24 @@ class MarkedAttentionEvaluator : public MetricEvaluator<T> {
 template <typename T>
 class ValidationLossEvaluator : public MetricEvaluator<T> {
  public:
-  ValidationLossEvaluator(const Batch<T>* set, bool supported, uint64_t seed, int threads)
-      : set_(set), supported_(supported), seed_(seed), ctx_(seed, threads) {}
+  ValidationLossEvaluator(const Batch<T>* set, bool supported, bool perplexity, uint64_t seed,
+                          int threads)
+      : set_(set), supported_(supported), perplexity_(perplexity), seed_(seed),
+        ctx_(seed, threads) {}
   bool reads_training_forward() const override { return false; }
   absl::StatusOr<double> Evaluate(Model<T>& model, const Batch<T>&) override {
     if (!supported_) return std::numeric_limits<double>::quiet_NaN();
     ctx_.Reseed(seed_);  // the same random stream at every evaluation
     ctx_.set_training(false);
     model.Forward(set_->inputs, ctx_);
-    return static_cast<double>(model.ComputeLoss(set_->targets));
+    const double loss = static_cast<double>(model.EvaluateLoss(set_->targets, ctx_));
+    return perplexity_ ? std::exp(loss) : loss;
   }
 
  private:
   const Batch<T>* set_;
   bool supported_;
+  bool perplexity_;
   uint64_t seed_;
   ExecContext ctx_;
 };
@@ -284,6 +288,27 @@ class GradientNormEvaluator : public MetricEvaluator<T> {
 
  private:
   const Parameter<T>* param_;
+};
+
+template <typename T>
+class SpectrumEvaluator : public MetricEvaluator<T> {
+ public:
+  SpectrumEvaluator(AttentionLayer<T>* layer, QueryKeySpectrum::Statistic statistic)
+      : layer_(layer), statistic_(statistic) {}
+  absl::StatusOr<double> Evaluate(Model<T>&, const Batch<T>&) override {
+    double total = 0;
+    for (int h = 0; h < layer_->heads(); ++h) {
+      const Spectrum s = EigenSpectrum(ToDouble(layer_->QueryKeyMatrix(h)));
+      total += statistic_ == QueryKeySpectrum::MEAN       ? s.mean
+               : statistic_ == QueryKeySpectrum::VARIANCE ? s.variance
+                                                          : s.spread;
+    }
+    return total / layer_->heads();
+  }
+
+ private:
+  AttentionLayer<T>* layer_;
+  QueryKeySpectrum::Statistic statistic_;
 };
 
 template <typename T>
@@ -383,7 +408,9 @@ absl::StatusOr<std::unique_ptr<MetricEvaluator<T>>> CreateMetricEvaluator(
         if (set.name == name) {
           const bool supported =
               model.CheckShapes(set.batch.inputs.shape(), set.batch.targets.shape()).ok();
-          return Result(new ValidationLossEvaluator<T>(&set.batch, supported, seed, threads));
+          return Result(new ValidationLossEvaluator<T>(&set.batch, supported,
+                                                       spec.validation_loss().perplexity(), seed,
+                                                       threads));
         }
         absl::StrAppend(&known, known.empty() ? "" : ", ", set.name);
       }
@@ -393,6 +420,11 @@ absl::StatusOr<std::unique_ptr<MetricEvaluator<T>>> CreateMetricEvaluator(
     }
     case MetricSpec::kParamCount:
       return Result(new ParameterCountEvaluator<T>());
+    case MetricSpec::kQkSpectrum: {
+      ASSIGN_OR_RETURN(AttentionLayer<T>* layer,
+                       FindAttention(model, spec.qk_spectrum().layer(), "qk_spectrum.layer"));
+      return Result(new SpectrumEvaluator<T>(layer, spec.qk_spectrum().statistic()));
+    }
     case MetricSpec::kGradNorm: {
       ASSIGN_OR_RETURN(const Parameter<T>* param,
                        FindParameter(model, spec.grad_norm().param(), "grad_norm.param"));
@@ -404,7 +436,7 @@ absl::StatusOr<std::unique_ptr<MetricEvaluator<T>>> CreateMetricEvaluator(
   return FieldError("kind",
                     "missing required field: one of max_margin, selected_probability, "
                     "attention_entropy, max_softmax, param_norm, cosine_to_identity, "
-                    "marked_attention, validation_loss, param_count, grad_norm");
+                    "marked_attention, validation_loss, param_count, grad_norm, qk_spectrum");
 }
 
 template absl::StatusOr<std::unique_ptr<MetricEvaluator<float>>> CreateMetricEvaluator(

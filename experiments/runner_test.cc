@@ -120,7 +120,7 @@ TEST_F(RunnerTest, SpecErrorsAreLocatedAndNothingRuns) {
   EXPECT_TRUE(absl::IsInvalidArgument(result.status()));
   EXPECT_EQ(std::string(result.status().message()),
             "tiny.textproto:14:10: model.loss.plugin: unknown loss plugin 'logistik'; known: "
-            "correlation, exponential, logistic, squared (trial p0=[0, 0] seed=0)");
+            "correlation, exponential, lm_cross_entropy, logistic, squared (trial p0=[0, 0] seed=0)");
   std::ifstream summary(::testing::TempDir() + "/bad/summary.csv");
   EXPECT_FALSE(summary.good());
 }

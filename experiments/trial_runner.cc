@@ -122,7 +122,7 @@ class TypedTrialRunner : public TrialRunner {
       }
       const bool log = log_steps.count(step) > 0;
       model_->Forward(batch->inputs, ctx_);
-      const double loss = static_cast<double>(model_->ComputeLoss(batch->targets));
+      const double loss = static_cast<double>(model_->ComputeLoss(batch->targets, ctx_));
       if (!std::isfinite(loss)) {
         return absl::InternalError(absl::StrCat("loss is ", loss, " at step ", step));
       }

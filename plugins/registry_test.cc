@@ -17,8 +17,9 @@ namespace {
 // Adding a plugin: add its name here (and its library to plugins/BUILD :all).
 const std::set<std::string> kDeclaredLayers = {"embedding", "fc_net", "layer_norm",
                                                "softmax", "sparse_select", "transformer_block"};
-const std::set<std::string> kDeclaredLosses = {"correlation", "exponential", "logistic",
-                                               "squared"};
+const std::set<std::string> kDeclaredLosses = {"correlation", "exponential", "lm_cross_entropy",
+                                               "logistic", "squared"};
+const std::set<std::string> kDeclaredRegularizers = {"frobenius", "locater", "trace_variance"};
 
 template <typename Product>
 std::set<std::string> Names(const Registry<Product>& registry) {
@@ -31,11 +32,14 @@ TEST(PluginRegistryTest, RegisteredNamesEqualTheDeclaredList) {
   EXPECT_EQ(Names(LayerRegistry<float>()), kDeclaredLayers);
   EXPECT_EQ(Names(LossRegistry<double>()), kDeclaredLosses);
   EXPECT_EQ(Names(LossRegistry<float>()), kDeclaredLosses);
+  EXPECT_EQ(Names(RegularizerRegistry<double>()), kDeclaredRegularizers);
+  EXPECT_EQ(Names(RegularizerRegistry<float>()), kDeclaredRegularizers);
 }
 
 // The registered examples, packed as the spec would; the default config (empty Any) for a
 // plugin without examples.
-std::vector<google::protobuf::Any> Configs(const Registry<Layer<double>>::Entry& entry) {
+template <typename Entry>
+std::vector<google::protobuf::Any> Configs(const Entry& entry) {
   std::vector<google::protobuf::Any> configs;
   if (entry.examples.empty()) configs.emplace_back();
   google::protobuf::DynamicMessageFactory factory;
@@ -114,15 +118,33 @@ TEST(PluginRegistryTest, EveryLayerPassesConformanceAndGradientChecks) {
   }
 }
 
+// Losses take one score per sample with a +-1 label, or [batch, T, d] hidden states with token
+// ids in 0..2 (language model heads); each is checked on what it accepts.
 TEST(PluginRegistryTest, EveryLossPassesItsGradientCheck) {
   for (const std::string& name : LossRegistry<double>().Names()) {
-    auto loss = LossRegistry<double>().Create(name, google::protobuf::Any());
-    ASSERT_TRUE(loss.ok());
-    Tensor<double> pred({4, 1, 1}), target({4, 1, 1});
-    pred.flat().setRandom();
-    target.flat() << 1, -1, 1, -1;
-    ASSERT_TRUE((*loss)->Check(pred.shape(), target.shape()).ok()) << name;
-    EXPECT_TRUE(CheckLossGradient(**loss, pred, target).ok()) << name;
+    const auto& entry = *LossRegistry<double>().Find(name);
+    for (const google::protobuf::Any& config : Configs(entry)) {
+      SCOPED_TRACE(name + " " + config.ShortDebugString());
+      Tensor<double> scores({4, 1, 1}), labels({4, 1, 1}), hidden({2, 3, 4}), ids({2, 3, 1});
+      scores.flat().setRandom();
+      labels.flat() << 1, -1, 1, -1;
+      hidden.flat().setRandom();
+      ids.flat() << 0, 2, 1, 1, 0, 2;
+      bool checked = false;
+      for (auto [prediction, target] : {std::pair{&scores, &labels}, std::pair{&hidden, &ids}}) {
+        auto loss = LossRegistry<double>().Create(name, config);
+        ASSERT_TRUE(loss.ok()) << loss.status();
+        ExecContext ctx(1);
+        if (!(*loss)->Setup(prediction->shape(), target->shape(), ctx).ok() ||
+            !(*loss)->CheckTargetValues(*target).ok()) {
+          continue;
+        }
+        absl::Status status = CheckLossGradient(**loss, *prediction, *target);
+        EXPECT_TRUE(status.ok()) << status;
+        checked = true;
+      }
+      EXPECT_TRUE(checked) << "takes neither scores with labels nor hidden states with ids";
+    }
   }
 }
 

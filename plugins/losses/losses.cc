@@ -26,16 +26,16 @@ class MarginLoss : public Loss<T> {
   absl::Status Check(const Shape& p, const Shape& t) const override {
     return CheckScalarPerSample(p, t);
   }
-  T Compute(const Tensor<T>& prediction, const Tensor<T>& target,
-            Tensor<T>* grad) const override {
+  T Compute(const Tensor<T>& prediction, const Tensor<T>& target, Tensor<T>* grad,
+            ExecContext&) override {
     const int n = prediction.batch();
-    grad->Resize(prediction.shape());
+    if (grad != nullptr) grad->Resize(prediction.shape());
     T total = 0;
     for (int i = 0; i < n; ++i) {
       const T y = target.data()[i];
       T dl_dm = 0;
       total += Margin()(y * prediction.data()[i], &dl_dm);
-      grad->data()[i] = dl_dm * y / n;
+      if (grad != nullptr) grad->data()[i] = dl_dm * y / n;
     }
     return total / n;
   }
@@ -85,10 +85,12 @@ class SquaredLoss : public Loss<T> {
     }
     return absl::OkStatus();
   }
-  T Compute(const Tensor<T>& p, const Tensor<T>& t, Tensor<T>* grad) const override {
+  T Compute(const Tensor<T>& p, const Tensor<T>& t, Tensor<T>* grad, ExecContext&) override {
     const T n = static_cast<T>(p.batch());
-    grad->Resize(p.shape());
-    grad->flat() = (p.flat() - t.flat()) / n;
+    if (grad != nullptr) {
+      grad->Resize(p.shape());
+      grad->flat() = (p.flat() - t.flat()) / n;
+    }
     return static_cast<T>(0.5) * (p.flat() - t.flat()).squaredNorm() / n;
   }
 };

@@ -23,19 +23,21 @@ Tensor<double> Column(std::initializer_list<double> values) {
 TEST(LossesTest, MarginLossesByHand) {
   const Tensor<double> f = Column({0, 2}), y = Column({1, -1});  // margins 0 and -2
   Tensor<double> grad;
-  EXPECT_NEAR(Make("logistic")->Compute(f, y, &grad), (std::log(2.0) + std::log1p(std::exp(2.0))) / 2, 1e-14);
+  ExecContext ctx(1);
+  EXPECT_NEAR(Make("logistic")->Compute(f, y, &grad, ctx), (std::log(2.0) + std::log1p(std::exp(2.0))) / 2, 1e-14);
   EXPECT_NEAR(grad.data()[0], -0.5 / 2, 1e-14);  // -sigmoid(0) * y / n
-  EXPECT_NEAR(Make("correlation")->Compute(f, y, &grad), (0 + 2) / 2.0, 1e-15);
+  EXPECT_NEAR(Make("correlation")->Compute(f, y, &grad, ctx), (0 + 2) / 2.0, 1e-15);
   EXPECT_NEAR(grad.data()[1], 1 / 2.0, 1e-15);  // d(-y f)/df = -y = 1, over n = 2
-  EXPECT_NEAR(Make("exponential")->Compute(f, y, &grad), (1 + std::exp(2.0)) / 2, 1e-14);
-  EXPECT_NEAR(Make("squared")->Compute(f, y, &grad), (0.5 * 1 + 0.5 * 9) / 2, 1e-15);
+  EXPECT_NEAR(Make("exponential")->Compute(f, y, &grad, ctx), (1 + std::exp(2.0)) / 2, 1e-14);
+  EXPECT_NEAR(Make("squared")->Compute(f, y, &grad, ctx), (0.5 * 1 + 0.5 * 9) / 2, 1e-15);
 }
 
 TEST(LossesTest, LogisticIsStableAtHugeMargins) {
   Tensor<double> grad;
-  EXPECT_NEAR(Make("logistic")->Compute(Column({-1000}), Column({1}), &grad), 1000, 1e-9);
+  ExecContext ctx(1);
+  EXPECT_NEAR(Make("logistic")->Compute(Column({-1000}), Column({1}), &grad, ctx), 1000, 1e-9);
   EXPECT_NEAR(grad.data()[0], -1, 1e-15);
-  const double tiny = Make("logistic")->Compute(Column({700}), Column({1}), &grad);
+  const double tiny = Make("logistic")->Compute(Column({700}), Column({1}), &grad, ctx);
   EXPECT_GT(tiny, 0);  // exp(-700) ~ 1e-304 survives via log1p; log(1 + x) would round it to 0
   EXPECT_NEAR(tiny / std::exp(-700.0), 1, 1e-12);
 }

@@ -1,0 +1,119 @@
+#include "plugins/lm_head/lm_cross_entropy.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "absl/strings/str_cat.h"
+#include "attention/field_error.h"
+#include "attention/parallel.h"
+#include "attention/parallel_product.h"
+#include "attention/plugin_registry.h"
+#include "attention/status_macros.h"
+
+namespace attnlab {
+
+template <typename T>
+absl::StatusOr<std::unique_ptr<LmCrossEntropy<T>>> LmCrossEntropy<T>::Create(
+    const Config& config) {
+  if (config.vocab_size() <= 0) return FieldError("vocab_size", "missing or not > 0");
+  if (config.chunk_tokens() < 0) return FieldError("chunk_tokens", "must be >= 0");
+  return std::unique_ptr<LmCrossEntropy<T>>(new LmCrossEntropy<T>(config));
+}
+
+template <typename T>
+absl::Status LmCrossEntropy<T>::Check(const Shape& prediction, const Shape& target) const {
+  if (target.cols != 1 || target.batch != prediction.batch || target.rows != prediction.rows) {
+    return absl::InvalidArgumentError(
+        "lm_cross_entropy needs [batch, T, d] hidden states and [batch, T, 1] next-token ids");
+  }
+  if (dim_ != 0 && prediction.cols != dim_) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("lm_cross_entropy was set up for d = ", dim_, ", got ", prediction.ToString()));
+  }
+  return absl::OkStatus();
+}
+
+template <typename T>
+absl::Status LmCrossEntropy<T>::Setup(const Shape& prediction, const Shape& target,
+                                      ExecContext& ctx) {
+  RETURN_IF_ERROR(Check(prediction, target));
+  dim_ = prediction.cols;
+  w_.name = "w";
+  b_.name = "b";
+  RETURN_IF_ERROR(InitParameter(config_.w(), {ParamSpec::NORMAL, 1 / std::sqrt(double(dim_))},
+                                dim_, config_.vocab_size(), "w", ctx, &w_));
+  if (config_.bias()) {
+    RETURN_IF_ERROR(InitParameter(ParamSpec(), {ParamSpec::ZEROS}, 1, config_.vocab_size(), "b",
+                                  ctx, &b_));
+  }
+  return absl::OkStatus();
+}
+
+template <typename T>
+std::vector<Parameter<T>*> LmCrossEntropy<T>::parameters() {
+  if (config_.bias()) return {&w_, &b_};
+  return {&w_};
+}
+
+template <typename T>
+absl::Status LmCrossEntropy<T>::CheckTargetValues(const Tensor<T>& target) const {
+  for (Eigen::Index i = 0; i < target.size(); ++i) {
+    const T id = target.data()[i];
+    if (!(id >= 0 && id < config_.vocab_size() && id == std::floor(id))) {
+      return FieldError("vocab_size", absl::StrCat("the data holds token id ", id,
+                                                   ", outside 0..", config_.vocab_size() - 1));
+    }
+  }
+  return absl::OkStatus();
+}
+
+template <typename T>
+T LmCrossEntropy<T>::Compute(const Tensor<T>& prediction, const Tensor<T>& target,
+                             Tensor<T>* grad, ExecContext& ctx) {
+  const Matrix<T>& h = prediction.flat();  // tokens x d
+  const int tokens = static_cast<int>(h.rows());
+  const int chunk = config_.chunk_tokens() > 0 ? config_.chunk_tokens() : 512;
+  const T inv_tokens = T(1) / tokens;
+  if (grad != nullptr) {
+    grad->Resize(prediction.shape());
+    w_.grad.setZero();
+    if (config_.bias()) b_.grad.setZero();
+  }
+  double total = 0;
+  for (int start = 0; start < tokens; start += chunk) {
+    const int n = std::min(chunk, tokens - start);
+    logits_.resize(n, config_.vocab_size());
+    token_loss_.resize(n);
+    ParallelProduct(ctx, h.middleRows(start, n), w_.value, logits_);
+    ParallelFor(ctx, n, [&](int begin, int end) {
+      for (int i = begin; i < end; ++i) {
+        auto row = logits_.row(i);
+        if (config_.bias()) row += b_.value.row(0);
+        const auto label = std::lround(target.data()[start + i]);
+        const T max = row.maxCoeff();
+        const T log_sum = max + std::log((row.array() - max).exp().sum());
+        token_loss_[i] = log_sum - row[label];
+        if (grad != nullptr) {  // d/dlogits = softmax - onehot, over all tokens
+          row = ((row.array() - log_sum).exp() * inv_tokens).matrix();
+          row[label] -= inv_tokens;
+        }
+      }
+    });
+    total += static_cast<double>(token_loss_.sum());
+    if (grad == nullptr) continue;
+    ParallelProduct(ctx, h.middleRows(start, n).transpose(), logits_, w_.grad, /*accumulate=*/true);
+    if (config_.bias()) b_.grad += logits_.colwise().sum();
+    ParallelProduct(ctx, logits_, w_.value.transpose(), grad->flat().middleRows(start, n));
+  }
+  return static_cast<T>(total / tokens);
+}
+
+template class LmCrossEntropy<float>;
+template class LmCrossEntropy<double>;
+
+ATTNLAB_REGISTER_CONFIGURED_LOSS("lm_cross_entropy", plugins::LmHeadConfig, LmCrossEntropy,
+                                 "a language model's linear output head and its mean "
+                                 "cross-entropy, fused: the logits are never held whole",
+                                 {"vocab_size: 5 bias: true chunk_tokens: 4", "vocab_size: 3"});
+
+}  // namespace attnlab

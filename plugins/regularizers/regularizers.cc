@@ -1,0 +1,86 @@
+// Penalties on query-key matrices (config: regularizers.proto), each with its exact gradient.
+#include "absl/status/statusor.h"
+#include "attention/field_error.h"
+#include "attention/plugin_registry.h"
+#include "plugins/regularizers/regularizers.pb.h"
+
+namespace attnlab {
+namespace {
+
+// Shared by the three: the checked lambda.
+template <typename T>
+class WeightedPenalty : public Regularizer<T> {
+ public:
+  explicit WeightedPenalty(double lambda) : lambda_(static_cast<T>(lambda)) {}
+
+ protected:
+  T lambda_;
+};
+
+template <typename P>
+absl::StatusOr<std::unique_ptr<P>> CreateWeighted(const plugins::RegularizerConfig& config) {
+  if (!(config.lambda() >= 0)) return FieldError("lambda", "must be >= 0");
+  return std::make_unique<P>(config.lambda());
+}
+
+template <typename T>
+class Locater : public WeightedPenalty<T> {
+ public:
+  using WeightedPenalty<T>::WeightedPenalty;
+  static absl::StatusOr<std::unique_ptr<Locater<T>>> Create(const plugins::RegularizerConfig& c) {
+    return CreateWeighted<Locater<T>>(c);
+  }
+  // ||W - mI||^2 with m = tr(W)/d: the projection onto traceless matrices is orthogonal, so the
+  // gradient is 2 lambda (W - mI).
+  T Penalty(const Matrix<T>& w, Matrix<T>* grad) const override {
+    const T mean = w.trace() / static_cast<T>(w.rows());
+    Matrix<T> traceless = w;
+    traceless.diagonal().array() -= mean;
+    *grad = (2 * this->lambda_) * traceless;
+    return this->lambda_ * traceless.squaredNorm();
+  }
+};
+
+template <typename T>
+class Frobenius : public WeightedPenalty<T> {
+ public:
+  using WeightedPenalty<T>::WeightedPenalty;
+  static absl::StatusOr<std::unique_ptr<Frobenius<T>>> Create(
+      const plugins::RegularizerConfig& c) {
+    return CreateWeighted<Frobenius<T>>(c);
+  }
+  T Penalty(const Matrix<T>& w, Matrix<T>* grad) const override {
+    *grad = (2 * this->lambda_) * w;
+    return this->lambda_ * w.squaredNorm();
+  }
+};
+
+template <typename T>
+class TraceVariance : public WeightedPenalty<T> {
+ public:
+  using WeightedPenalty<T>::WeightedPenalty;
+  static absl::StatusOr<std::unique_ptr<TraceVariance<T>>> Create(
+      const plugins::RegularizerConfig& c) {
+    return CreateWeighted<TraceVariance<T>>(c);
+  }
+  // d tr(W^2) = 2 W^T, d tr(W)^2 = 2 tr(W) I.
+  T Penalty(const Matrix<T>& w, Matrix<T>* grad) const override {
+    const T d = static_cast<T>(w.rows());
+    const T trace = w.trace();
+    const T trace_of_square = w.cwiseProduct(w.transpose()).sum();
+    *grad = (2 * this->lambda_ / d) * w.transpose();
+    grad->diagonal().array() -= 2 * this->lambda_ * trace / (d * d);
+    return this->lambda_ * (trace_of_square / d - (trace / d) * (trace / d));
+  }
+};
+
+}  // namespace
+
+ATTNLAB_REGISTER_REGULARIZER("locater", plugins::RegularizerConfig, Locater,
+                             "lambda ||W_QK - (tr W_QK / d) I||_F^2 (LocAteR, our reading)");
+ATTNLAB_REGISTER_REGULARIZER("frobenius", plugins::RegularizerConfig, Frobenius,
+                             "lambda ||W_QK||_F^2");
+ATTNLAB_REGISTER_REGULARIZER("trace_variance", plugins::RegularizerConfig, TraceVariance,
+                             "lambda (tr(W_QK^2) / d - (tr W_QK / d)^2)");
+
+}  // namespace attnlab

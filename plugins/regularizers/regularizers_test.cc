@@ -1,0 +1,58 @@
+#include <cmath>
+
+#include "attention/plugin_registry.h"
+#include "gtest/gtest.h"
+#include "plugins/regularizers/regularizers.pb.h"
+
+namespace attnlab {
+namespace {
+
+std::unique_ptr<Regularizer<double>> Make(const std::string& name, double lambda) {
+  plugins::RegularizerConfig config;
+  config.set_lambda(lambda);
+  google::protobuf::Any any;
+  any.PackFrom(config);
+  auto regularizer = RegularizerRegistry<double>().Create(name, any);
+  EXPECT_TRUE(regularizer.ok()) << regularizer.status();
+  return std::move(*regularizer);
+}
+
+TEST(RegularizersTest, ValuesByHand) {
+  Matrix<double> w(2, 2), grad;
+  w << 3, 1, 2, 1;  // trace 4, mean 2; W - 2I = [[1, 1], [2, -1]]
+  EXPECT_NEAR(Make("locater", 0.5)->Penalty(w, &grad), 0.5 * (1 + 1 + 4 + 1), 1e-15);
+  EXPECT_NEAR(Make("frobenius", 2)->Penalty(w, &grad), 2 * (9 + 1 + 4 + 1), 1e-15);
+  // tr(W^2) = 9 + 2 + 2 + 1 = 14: 14/2 - 2^2 = 3
+  EXPECT_NEAR(Make("trace_variance", 1)->Penalty(w, &grad), 3, 1e-15);
+  // A multiple of I has no LocAteR penalty at all, whatever its scale.
+  const Matrix<double> identity = 5 * Matrix<double>::Identity(3, 3);
+  EXPECT_EQ(Make("locater", 1)->Penalty(identity, &grad), 0.0);
+}
+
+TEST(RegularizersTest, GradientsMatchFiniteDifferences) {
+  for (const char* name : {"locater", "frobenius", "trace_variance"}) {
+    const auto regularizer = Make(name, 0.3);
+    Matrix<double> w = Matrix<double>::Random(4, 4), grad, scratch;
+    regularizer->Penalty(w, &grad);
+    for (Eigen::Index i = 0; i < w.size(); ++i) {
+      const double saved = w.data()[i];
+      w.data()[i] = saved + 1e-6;
+      const double plus = regularizer->Penalty(w, &scratch);
+      w.data()[i] = saved - 1e-6;
+      const double minus = regularizer->Penalty(w, &scratch);
+      w.data()[i] = saved;
+      EXPECT_NEAR(grad.data()[i], (plus - minus) / 2e-6, 1e-8) << name << " entry " << i;
+    }
+  }
+}
+
+TEST(RegularizersTest, NegativeLambdaIsAnError) {
+  plugins::RegularizerConfig config;
+  config.set_lambda(-1);
+  google::protobuf::Any any;
+  any.PackFrom(config);
+  EXPECT_FALSE(RegularizerRegistry<double>().Create("locater", any).ok());
+}
+
+}  // namespace
+}  // namespace attnlab
