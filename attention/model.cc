@@ -168,6 +168,17 @@ absl::Status Model<T>::CheckShapes(const Shape& input, const Shape& target) cons
 }
 
 template <typename T>
+absl::Status Model<T>::CheckValues(const Tensor<T>& input, const Tensor<T>& target) const {
+  if (absl::Status s = layers_[0]->CheckInputValues(input); !s.ok()) {
+    return PrefixErrorField("layer[0].config", s);
+  }
+  if (absl::Status s = loss_->CheckTargetValues(target); !s.ok()) {
+    return PrefixErrorField("loss.config", s);
+  }
+  return absl::OkStatus();
+}
+
+template <typename T>
 int64_t Model<T>::parameter_count() const {
   int64_t count = 0;
   for (const Parameter<T>* p : parameters_) {

@@ -45,6 +45,10 @@ class Model {
   // shape; a validation set may have another sequence length).
   absl::Status CheckShapes(const Shape& input, const Shape& target) const;
 
+  // The first layer's CheckInputValues and the loss's CheckTargetValues; errors are
+  // FieldErrors relative to the ModelSpec.
+  absl::Status CheckValues(const Tensor<T>& input, const Tensor<T>& target) const;
+
   // Trainable scalars (frozen parameters excluded).
   int64_t parameter_count() const;
 

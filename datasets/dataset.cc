@@ -7,6 +7,7 @@
 #include "attention/field_error.h"
 #include "datasets/sparse_selection.h"
 #include "datasets/token_sequences.h"
+#include "datasets/wikitext.h"
 
 namespace attnlab {
 
@@ -32,7 +33,8 @@ void Dataset<T>::Next(int batch_size, std::mt19937_64& rng, Batch<T>* out) const
 }
 
 template <typename T>
-absl::StatusOr<std::unique_ptr<Dataset<T>>> CreateDataset(const DatasetSpec& spec) {
+absl::StatusOr<std::unique_ptr<Dataset<T>>> CreateDataset(const DatasetSpec& spec,
+                                                          const std::string& base_dir) {
   absl::StatusOr<std::unique_ptr<Dataset<T>>> dataset;
   switch (spec.source_case()) {
     case DatasetSpec::kSequences:
@@ -45,15 +47,21 @@ absl::StatusOr<std::unique_ptr<Dataset<T>>> CreateDataset(const DatasetSpec& spe
       dataset = SparseSelectionStream<T>::Create(spec.sparse_selection(), spec.seed());
       return dataset.ok() ? std::move(dataset)
                           : PrefixErrorField("sparse_selection", dataset.status());
+    case DatasetSpec::kWikitext:
+      dataset = CreateWikiText<T>(spec.wikitext(), base_dir);
+      return dataset.ok() ? std::move(dataset) : PrefixErrorField("wikitext", dataset.status());
     case DatasetSpec::SOURCE_NOT_SET:
       break;
   }
-  return FieldError("source", "missing required field: one of sequences, planted, sparse_selection");
+  return FieldError("source",
+                    "missing required field: one of sequences, planted, sparse_selection, wikitext");
 }
 
 template class Dataset<float>;
 template class Dataset<double>;
-template absl::StatusOr<std::unique_ptr<Dataset<float>>> CreateDataset(const DatasetSpec&);
-template absl::StatusOr<std::unique_ptr<Dataset<double>>> CreateDataset(const DatasetSpec&);
+template absl::StatusOr<std::unique_ptr<Dataset<float>>> CreateDataset(const DatasetSpec&,
+                                                                       const std::string&);
+template absl::StatusOr<std::unique_ptr<Dataset<double>>> CreateDataset(const DatasetSpec&,
+                                                                        const std::string&);
 
 }  // namespace attnlab

@@ -49,9 +49,11 @@ class Dataset {
   std::vector<NamedBatch<T>> no_validation_;
 };
 
-// Errors are FieldErrors relative to the DatasetSpec.
+// Errors are FieldErrors relative to the DatasetSpec. Relative file paths resolve against
+// `base_dir` (the spec file's directory).
 template <typename T>
-absl::StatusOr<std::unique_ptr<Dataset<T>>> CreateDataset(const DatasetSpec& spec);
+absl::StatusOr<std::unique_ptr<Dataset<T>>> CreateDataset(const DatasetSpec& spec,
+                                                          const std::string& base_dir = "");
 
 }  // namespace attnlab
 

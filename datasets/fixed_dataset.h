@@ -14,9 +14,12 @@ class FixedDataset : public Dataset<T> {
   Shape input_shape() const override { return train_.inputs.shape(); }
   Shape target_shape() const override { return train_.targets.shape(); }
   const Batch<T>* train() const override { return &train_; }
+  const std::vector<NamedBatch<T>>& validation() const override { return validation_; }
+  void AddValidation(NamedBatch<T> set) { validation_.push_back(std::move(set)); }
 
  private:
   Batch<T> train_;
+  std::vector<NamedBatch<T>> validation_;
 };
 
 }  // namespace attnlab

@@ -5,6 +5,8 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "absl/strings/ascii.h"
 #include "attention/status_macros.h"
 #include "experiments/first_parse_error.h"
 #include "google/protobuf/descriptor.h"
@@ -49,9 +51,33 @@ absl::Status SetAt(Message* message, const std::vector<PathComponent>& path, siz
   const bool last = at + 1 == path.size();
   if (last) {
     if (component.index >= 0) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "field path '", full_path, "': the last component cannot be indexed; set the whole "
-                                     "repeated field, e.g. [1, 2, 3]"));
+      // One element of a repeated message field: "{ ... }" replaces it.
+      if (!field->is_repeated() || field->cpp_type() != FieldDescriptor::CPPTYPE_MESSAGE) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "field path '", full_path, "': only repeated message fields take an index at the "
+                                       "end; set a whole repeated field as [1, 2, 3]"));
+      }
+      const int size = reflection->FieldSize(*message, field);
+      if (component.index >= size) {
+        return absl::InvalidArgumentError(absl::StrCat("field path '", full_path, "': '",
+                                                       component.name, "' has ", size,
+                                                       " entries"));
+      }
+      Message* element = reflection->MutableRepeatedMessage(message, field, component.index);
+      absl::string_view body = absl::StripAsciiWhitespace(value);
+      if (absl::ConsumePrefix(&body, "{") && !absl::ConsumeSuffix(&body, "}")) {
+        return absl::InvalidArgumentError(absl::StrCat("value for '", full_path, "' has an unclosed '{'"));
+      }
+      element->Clear();
+      google::protobuf::TextFormat::Parser parser;
+      FirstParseError errors;
+      parser.RecordErrorsTo(&errors);
+      if (!parser.MergeFromString(std::string(body), element)) {
+        return absl::InvalidArgumentError(absl::StrCat("value for '", full_path,
+                                                       "' does not parse: column ", errors.column(),
+                                                       ": ", errors.message()));
+      }
+      return absl::OkStatus();
     }
     reflection->ClearField(message, field);
     google::protobuf::TextFormat::Parser parser;

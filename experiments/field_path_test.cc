@@ -50,6 +50,14 @@ TEST(FieldPathTest, SetsScalarsListsAndWholeMessages) {
   EXPECT_EQ(spec.training().log_step_size(), 3);
 }
 
+TEST(FieldPathTest, IndexAtTheEndReplacesOneElement) {
+  ExperimentSpec spec = Spec();
+  ASSERT_TRUE(SetFieldFromText(&spec, "model.layer[0]", "{ name: 'x' plugin: 'fc_net' }").ok());
+  EXPECT_EQ(spec.model().layer(0).name(), "x");
+  EXPECT_EQ(spec.model().layer(0).plugin(), "fc_net");
+  EXPECT_FALSE(spec.model().layer(0).has_config());  // replaced, not merged
+}
+
 TEST(FieldPathTest, DotReplacesSeveralTopLevelParts) {
   ExperimentSpec spec = Spec();
   ASSERT_TRUE(SetFieldFromText(&spec, ".", "optimizer { adam {} lr: 0.01 } training { steps: 5 }")
@@ -74,6 +82,9 @@ TEST(FieldPathTest, ErrorsAreClear) {
   ExperimentSpec spec = Spec();
   EXPECT_EQ(SetFieldFromText(&spec, "optimizer.lrr", "1").message(),
             "field path 'optimizer.lrr': attnlab.OptimizerSpec has no field 'lrr'");
+  EXPECT_EQ(SetFieldFromText(&spec, "training.log_step[0]", "1").message(),
+            "field path 'training.log_step[0]': only repeated message fields take an index at "
+            "the end; set a whole repeated field as [1, 2, 3]");
   EXPECT_EQ(SetFieldFromText(&spec, "model.layer[3].name", "x").message(),
             "field path 'model.layer[3].name': 'layer' has 1 entries; give an index [0..0]");
   EXPECT_EQ(SetFieldFromText(&spec, "optimizer.lr", "fast").message(),

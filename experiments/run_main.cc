@@ -7,6 +7,7 @@
 #include <iostream>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
@@ -14,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "attention/plugin_registry.h"
 #include "experiments/cluster.h"
+#include "experiments/field_path.h"
 #include "experiments/runner.h"
 
 ABSL_FLAG(std::string, spec, "",
@@ -24,7 +26,11 @@ ABSL_FLAG(std::string, default_spec, "",
           "workspace root).");
 ABSL_FLAG(std::string, out, "",
           "Results directory (summary.csv, <trial>/metrics.csv, <trial>/spec.textproto). "
-          "Default: attnlab_results/<spec name>. Relative paths resolve like --spec.");
+          "Default: attnlab_results/<spec store, or name>. Relative paths resolve like --spec.");
+ABSL_FLAG(std::vector<std::string>, set, {},
+          "Comma-separated FIELD=VALUE overrides of the spec, e.g. "
+          "--set=training.steps=100,optimizer.lr=0.01 or "
+          "--set=dataset.wikitext.train=/data/wiki.train.tokens (text-format values; repeatable).");
 ABSL_FLAG(int, threads, 0,
           "Thread budget: trials run side by side, and leftover threads split batches inside "
           "trials. 0: every core of this machine (under mpirun: the cores divided among the "
@@ -96,13 +102,26 @@ int Main(int argc, char** argv) {
     std::fprintf(stderr, "%s\n", std::string(parsed.status().message()).c_str());
     return 2;
   }
+  for (const std::string& assignment : absl::GetFlag(FLAGS_set)) {
+    const size_t eq = assignment.find('=');
+    absl::Status status =
+        eq == std::string::npos
+            ? absl::InvalidArgumentError("expected FIELD=VALUE")
+            : SetFieldFromText(&parsed->spec, assignment.substr(0, eq), assignment.substr(eq + 1));
+    if (!status.ok()) {
+      std::fprintf(stderr, "--set %s: %s\n", assignment.c_str(), std::string(status.message()).c_str());
+      return 2;
+    }
+  }
   RunOptions options;
   options.threads = absl::GetFlag(FLAGS_threads) > 0 ? absl::GetFlag(FLAGS_threads) : DefaultThreads();
   options.cluster = &cluster;
   options.dry_run = absl::GetFlag(FLAGS_dry_run);
   options.out_dir = absl::GetFlag(FLAGS_out);
   if (options.out_dir.empty()) {
-    const std::string name = parsed->spec.name().empty() ? "experiment" : parsed->spec.name();
+    const std::string name = !parsed->spec.store().empty() ? parsed->spec.store()
+                             : !parsed->spec.name().empty() ? parsed->spec.name()
+                                                            : "experiment";
     options.out_dir = absl::StrCat("attnlab_results/", name);
   }
   options.out_dir = ResolveUserPath(options.out_dir);

@@ -14,6 +14,7 @@
 #include "attention/status_macros.h"
 #include "experiments/cluster.h"
 #include "experiments/progress_board.h"
+#include "experiments/statistics.h"
 #include "tbb/parallel_for.h"
 #include "tbb/task_arena.h"
 
@@ -40,11 +41,18 @@ absl::Status ValidateReport(const ExperimentSpec& trial, const std::vector<std::
                         absl::StrCat("step ", step, " is not logged; add it to training.log_step"));
     }
   }
+  auto check = [&](const std::string& metric, const std::string& field) {
+    if (std::find(names.begin(), names.end(), metric) != names.end()) return absl::OkStatus();
+    return FieldError(field, absl::StrCat("no metric '", metric, "'; metrics: ",
+                                          absl::StrJoin(names, ", ")));
+  };
   for (const std::string& metric : trial.report().metric()) {
-    if (std::find(names.begin(), names.end(), metric) == names.end()) {
-      return FieldError("report.metric", absl::StrCat("no metric '", metric, "'; metrics: ",
-                                                      absl::StrJoin(names, ", ")));
-    }
+    RETURN_IF_ERROR(check(metric, "report.metric"));
+  }
+  for (int i = 0; i < trial.report().correlation_size(); ++i) {
+    const auto& correlation = trial.report().correlation(i);
+    RETURN_IF_ERROR(check(correlation.x(), absl::StrCat("report.correlation[", i, "].x")));
+    RETURN_IF_ERROR(check(correlation.y(), absl::StrCat("report.correlation[", i, "].y")));
   }
   return absl::OkStatus();
 }
@@ -69,7 +77,7 @@ absl::StatusOr<ExperimentResult> RunExperiment(const ParsedSpec& parsed,
   // not surface after an hour.
   for (const Trial& trial : out.trials) {
     absl::StatusOr<std::unique_ptr<TrialRunner>> runner =
-        TrialRunner::Create(trial.spec, options.threads);
+        TrialRunner::Create(trial.spec, options.threads, parsed.directory);
     if (!runner.ok()) {
       return SpecError(locator, runner.status(),
                        parsed.spec.has_sweep() ? absl::StrCat(" (trial ", TrialLabel(trial), ")")
@@ -122,7 +130,7 @@ absl::StatusOr<ExperimentResult> RunExperiment(const ParsedSpec& parsed,
           return;
         }
         absl::StatusOr<TrialResult> result = [&]() -> absl::StatusOr<TrialResult> {
-          auto runner = TrialRunner::Create(trial.spec, options.threads);
+          auto runner = TrialRunner::Create(trial.spec, options.threads, parsed.directory);
           if (!runner.ok()) return runner.status();
           return (*runner)->Run([&](const Progress& p) { board.Update(i, trial.id, p); });
         }();
@@ -172,51 +180,118 @@ absl::StatusOr<ExperimentResult> RunExperiment(const ParsedSpec& parsed,
   return out;
 }
 
-std::string SummaryTable(const ExperimentSpec& spec, const ExperimentResult& result) {
-  std::vector<std::string> metrics(spec.report().metric().begin(), spec.report().metric().end());
-  if (metrics.empty()) metrics = result.metric_names;
-  const std::vector<int64_t> report_steps(spec.report().step().begin(), spec.report().step().end());
+namespace {
 
-  std::vector<std::string> header = {"trial"};
-  for (const auto& column : SweepColumns(spec)) header.push_back(column);
-  header.push_back("step");
-  for (const auto& metric : metrics) header.push_back(metric);
-  std::vector<std::vector<std::string>> rows;
-  for (size_t i = 0; i < result.trials.size(); ++i) {
-    const Trial& trial = result.trials[i];
-    std::vector<int64_t> steps = report_steps;
-    if (steps.empty()) steps.push_back(trial.spec.training().steps());
-    for (int64_t step : steps) {
-      std::vector<std::string> row = {trial.id};
-      for (const auto& label : trial.labels) row.push_back(label.second);
-      row.push_back(absl::StrCat(step));
-      for (const auto& metric : metrics) {
-        const double value =
-            result.results[i].has_value() ? result.results[i]->At(step, metric) : 0;
-        row.push_back(!result.results[i].has_value() ? "failed"
-                      : std::isnan(value)             ? "n/a"
-                      : value == std::round(value) && std::abs(value) < 1e15
-                          ? absl::StrCat(static_cast<int64_t>(value))  // counts, e.g. params
-                          : absl::StrFormat("%.6g", value));
-      }
-      rows.push_back(std::move(row));
-    }
+std::string FormatValue(double value) {
+  if (std::isnan(value)) return "n/a";
+  if (value == std::round(value) && std::abs(value) < 1e15) {
+    return absl::StrCat(static_cast<int64_t>(value));  // counts, e.g. params
   }
-  std::vector<size_t> width(header.size());
-  for (size_t c = 0; c < header.size(); ++c) {
-    width[c] = header[c].size();
-    for (const auto& row : rows) width[c] = std::max(width[c], row[c].size());
+  return absl::StrFormat("%.6g", value);
+}
+
+std::string FormatTable(const std::vector<std::vector<std::string>>& rows) {
+  std::vector<size_t> width(rows[0].size());
+  for (const auto& row : rows) {
+    for (size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], row[c].size());
   }
-  auto format_row = [&](const std::vector<std::string>& row) {
+  std::string table;
+  for (const auto& row : rows) {
     std::string line;
     for (size_t c = 0; c < row.size(); ++c) {
       absl::StrAppend(&line, c ? "  " : "", absl::StrFormat("%-*s", width[c], row[c]));
     }
     while (!line.empty() && line.back() == ' ') line.pop_back();
-    return line + "\n";
+    table += line + "\n";
+  }
+  return table;
+}
+
+}  // namespace
+
+std::string SummaryTable(const ExperimentSpec& spec, const ExperimentResult& result) {
+  std::vector<std::string> metrics(spec.report().metric().begin(), spec.report().metric().end());
+  if (metrics.empty()) metrics = result.metric_names;
+  const std::vector<int64_t> report_steps(spec.report().step().begin(), spec.report().step().end());
+  auto steps_of = [&](const Trial& trial) {
+    std::vector<int64_t> steps = report_steps;
+    if (steps.empty()) steps.push_back(trial.spec.training().steps());
+    return steps;
   };
-  std::string table = format_row(header);
-  for (const auto& row : rows) table += format_row(row);
+  std::vector<std::string> columns = SweepColumns(spec);
+  std::vector<std::vector<std::string>> rows;
+  if (!spec.report().aggregate_seeds()) {
+    std::vector<std::string> header = {"trial"};
+    header.insert(header.end(), columns.begin(), columns.end());
+    header.push_back("step");
+    header.insert(header.end(), metrics.begin(), metrics.end());
+    rows.push_back(header);
+    for (size_t i = 0; i < result.trials.size(); ++i) {
+      const Trial& trial = result.trials[i];
+      for (int64_t step : steps_of(trial)) {
+        std::vector<std::string> row = {trial.id};
+        for (const auto& label : trial.labels) row.push_back(label.second);
+        row.push_back(absl::StrCat(step));
+        for (const auto& metric : metrics) {
+          row.push_back(result.results[i].has_value()
+                            ? FormatValue(result.results[i]->At(step, metric))
+                            : "failed");
+        }
+        rows.push_back(std::move(row));
+      }
+    }
+  } else {
+    // Trials that differ only in their seed form one row: mean +- standard deviation.
+    columns.pop_back();  // "seed"
+    std::vector<std::string> header = columns;
+    header.push_back("seeds");
+    header.push_back("step");
+    header.insert(header.end(), metrics.begin(), metrics.end());
+    rows.push_back(header);
+    std::vector<std::vector<std::string>> keys;
+    std::vector<std::vector<size_t>> groups;
+    for (size_t i = 0; i < result.trials.size(); ++i) {
+      std::vector<std::string> key;
+      for (size_t c = 0; c < columns.size(); ++c) key.push_back(result.trials[i].labels[c].second);
+      auto it = std::find(keys.begin(), keys.end(), key);
+      if (it == keys.end()) {
+        keys.push_back(key);
+        groups.emplace_back();
+        it = keys.end() - 1;
+      }
+      groups[it - keys.begin()].push_back(i);
+    }
+    for (size_t g = 0; g < groups.size(); ++g) {
+      for (int64_t step : steps_of(result.trials[groups[g][0]])) {
+        std::vector<std::string> row = keys[g];
+        row.push_back(absl::StrCat(groups[g].size()));
+        row.push_back(absl::StrCat(step));
+        for (const auto& metric : metrics) {
+          std::vector<double> values;
+          for (size_t i : groups[g]) {
+            if (result.results[i].has_value()) values.push_back(result.results[i]->At(step, metric));
+          }
+          const MeanAndSpread s = Summarize(values);
+          row.push_back(values.empty() ? "failed"
+                                       : absl::StrCat(FormatValue(s.mean), " +- ",
+                                                      absl::StrFormat("%.2g", s.stddev)));
+        }
+        rows.push_back(std::move(row));
+      }
+    }
+  }
+  std::string table = FormatTable(rows);
+  for (const auto& correlation : spec.report().correlation()) {
+    std::vector<double> x, y;
+    for (const auto& trial : result.results) {
+      if (!trial.has_value()) continue;
+      x.push_back(trial->Final(correlation.x()));
+      y.push_back(trial->Final(correlation.y()));
+    }
+    absl::StrAppend(&table, absl::StrFormat("Spearman rank correlation of %s and %s: %.3f over %d trials\n",
+                                            correlation.x(), correlation.y(),
+                                            SpearmanCorrelation(x, y), static_cast<int>(x.size())));
+  }
   return table;
 }
 

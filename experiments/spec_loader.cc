@@ -105,7 +105,12 @@ absl::StatusOr<ParsedSpec> ReadSpecFile(const std::string& path) {
   }
   std::stringstream text;
   text << in.rdbuf();
-  return ParseSpecText(text.str(), path);
+  absl::StatusOr<ParsedSpec> parsed = ParseSpecText(text.str(), path);
+  if (parsed.ok()) {
+    const size_t slash = path.rfind('/');
+    parsed->directory = slash == std::string::npos ? "." : path.substr(0, slash);
+  }
+  return parsed;
 }
 
 }  // namespace attnlab

@@ -39,6 +39,8 @@ class SpecLocator {
 struct ParsedSpec {
   ExperimentSpec spec;
   std::shared_ptr<const SpecLocator> locator;
+  // The spec file's directory: relative data paths in the spec resolve against it.
+  std::string directory;
 };
 
 // Syntax errors, unknown fields and wrong value types: InvalidArgument

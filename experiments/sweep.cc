@@ -23,7 +23,12 @@ uint64_t Fnv1a(const std::string& bytes) {
   return hash;
 }
 
-std::string TrialId(const ExperimentSpec& resolved) {
+// Only what decides the trial's result enters the id.
+std::string TrialId(ExperimentSpec resolved) {
+  resolved.clear_name();
+  resolved.clear_description();
+  resolved.clear_report();
+  resolved.clear_store();
   return absl::StrFormat("%012x", Fnv1a(PrintSpec(resolved)) & 0xffffffffffffull);
 }
 

@@ -66,18 +66,27 @@ absl::Status ValidateTraining(const ExperimentSpec& spec, bool stream) {
   return absl::OkStatus();
 }
 
+// The model's first layer and its loss check the values of a data set.
+template <typename T>
+absl::Status CheckDataValues(const Model<T>& model, const Batch<T>& data, const std::string& what) {
+  absl::Status status = model.CheckValues(data.inputs, data.targets);
+  if (status.ok()) return status;
+  return absl::Status(status.code(), absl::StrCat(status.message(), " (in ", what, ")"));
+}
+
 template <typename T>
 class TypedTrialRunner : public TrialRunner {
  public:
   static absl::StatusOr<std::unique_ptr<TrialRunner>> Create(const ExperimentSpec& spec,
-                                                             int threads) {
+                                                             int threads,
+                                                             const std::string& base_dir) {
     std::unique_ptr<TypedTrialRunner<T>> runner(new TypedTrialRunner<T>(spec, threads));
     for (const char* part : {"model", "dataset", "optimizer"}) {
       if (!spec.GetReflection()->HasField(spec, spec.GetDescriptor()->FindFieldByName(part))) {
         return FieldError(part, absl::StrCat("missing required field '", part, "'"));
       }
     }
-    auto dataset = CreateDataset<T>(spec.dataset());
+    auto dataset = CreateDataset<T>(spec.dataset(), base_dir);
     if (!dataset.ok()) return PrefixErrorField("dataset", dataset.status());
     runner->dataset_ = std::move(*dataset);
     RETURN_IF_ERROR(ValidateTraining(spec, runner->dataset_->train() == nullptr));
@@ -89,6 +98,15 @@ class TypedTrialRunner : public TrialRunner {
                                   {batch, targets.rows, targets.cols}, runner->ctx_);
     if (!model.ok()) return PrefixErrorField("model", model.status());
     runner->model_ = std::move(*model);
+    // Data values a shape cannot vouch for (token ids against the vocabulary), now rather than
+    // as garbage halfway through training.
+    if (const Batch<T>* train = runner->dataset_->train()) {
+      RETURN_IF_ERROR(CheckDataValues(*runner->model_, *train, "the training set"));
+    }
+    for (const NamedBatch<T>& set : runner->dataset_->validation()) {
+      RETURN_IF_ERROR(
+          CheckDataValues(*runner->model_, set.batch, absl::StrCat("validation set '", set.name, "'")));
+    }
 
     auto optimizer = CreateOptimizer<T>(spec.optimizer());
     if (!optimizer.ok()) return PrefixErrorField("optimizer", optimizer.status());
@@ -188,11 +206,12 @@ std::set<int64_t> LoggedSteps(const TrainingSpec& training) {
 }
 
 absl::StatusOr<std::unique_ptr<TrialRunner>> TrialRunner::Create(const ExperimentSpec& spec,
-                                                                 int threads) {
+                                                                 int threads,
+                                                                 const std::string& base_dir) {
   if (spec.model().dtype() == ModelSpec::FLOAT) {
-    return TypedTrialRunner<float>::Create(spec, threads);
+    return TypedTrialRunner<float>::Create(spec, threads, base_dir);
   }
-  return TypedTrialRunner<double>::Create(spec, threads);
+  return TypedTrialRunner<double>::Create(spec, threads, base_dir);
 }
 
 }  // namespace attnlab

@@ -44,8 +44,10 @@ class TrialRunner {
 
   // Builds everything the trial needs; this is also the dry run that checks a spec. Errors are
   // FieldErrors relative to the ExperimentSpec ("model.layer[0].config.p.value: ...").
+  // Relative data paths resolve against `base_dir` (the spec file's directory).
   static absl::StatusOr<std::unique_ptr<TrialRunner>> Create(const ExperimentSpec& spec,
-                                                             int threads = 1);
+                                                             int threads = 1,
+                                                             const std::string& base_dir = "");
 
   // Trains; `progress` (may be empty) is called now and then from this thread.
   virtual absl::StatusOr<TrialResult> Run(const std::function<void(const Progress&)>& progress) = 0;

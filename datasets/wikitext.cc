@@ -1,0 +1,134 @@
+#include "datasets/wikitext.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <numeric>
+#include <sstream>
+
+#include "absl/strings/str_cat.h"
+#include "attention/field_error.h"
+#include "datasets/fixed_dataset.h"
+
+namespace attnlab {
+namespace {
+
+std::string Resolve(const std::string& path, const std::string& base_dir) {
+  if (path.empty() || path[0] == '/' || base_dir.empty()) return path;
+  return base_dir + "/" + path;
+}
+
+// The ids of `words`, cut into sequences: inputs [n, seq_len, 1], targets the next ids.
+template <typename T>
+absl::StatusOr<Batch<T>> Sequences(const std::vector<std::string>& words, const Vocabulary& vocab,
+                                   int seq_len, int max_sequences, const std::string& what) {
+  const int64_t available = (static_cast<int64_t>(words.size()) - 1) / seq_len;
+  if (available < 1) {
+    return absl::InvalidArgumentError(absl::StrCat(what, " has ", words.size(),
+                                                   " tokens, fewer than seq_len + 1 = ",
+                                                   seq_len + 1));
+  }
+  const int n = static_cast<int>(max_sequences > 0 ? std::min<int64_t>(available, max_sequences)
+                                                   : available);
+  Batch<T> batch;
+  batch.inputs.Resize({n, seq_len, 1});
+  batch.targets.Resize({n, seq_len, 1});
+  for (int64_t i = 0; i < static_cast<int64_t>(n) * seq_len; ++i) {
+    batch.inputs.data()[i] = static_cast<T>(vocab.Id(words[i]));
+    batch.targets.data()[i] = static_cast<T>(vocab.Id(words[i + 1]));
+  }
+  return batch;
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<std::string>> ReadWikiTextTokens(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    return absl::NotFoundError(absl::StrCat(path, ": cannot read (", std::strerror(errno), ")"));
+  }
+  std::vector<std::string> words;
+  std::string line;
+  int line_number = 0;
+  while (std::getline(in, line)) {
+    ++line_number;
+    if (line.find('\0') != std::string::npos) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(path, ":", line_number, ": a NUL byte: not a text file"));
+    }
+    std::istringstream tokens(line);
+    std::string word;
+    while (tokens >> word) words.push_back(word);
+    words.push_back("<eos>");
+  }
+  if (words.size() == static_cast<size_t>(line_number) || line_number == 0) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": no words (an empty file?)"));
+  }
+  return words;
+}
+
+Vocabulary::Vocabulary(const std::vector<std::string>& words, int size) {
+  std::unordered_map<std::string, std::pair<int64_t, int64_t>> stats;  // count, first position
+  for (size_t i = 0; i < words.size(); ++i) {
+    auto [it, fresh] = stats.try_emplace(words[i], 0, static_cast<int64_t>(i));
+    ++it->second.first;
+  }
+  std::vector<std::string> order;
+  for (const auto& [word, stat] : stats) order.push_back(word);
+  std::sort(order.begin(), order.end(), [&](const std::string& a, const std::string& b) {
+    const auto& [count_a, first_a] = stats.at(a);
+    const auto& [count_b, first_b] = stats.at(b);
+    return count_a != count_b ? count_a > count_b : first_a < first_b;
+  });
+  for (const std::string& word : order) {
+    if (static_cast<int>(words_.size()) >= size - 2) break;
+    if (word == "<unk>" || word == "<eos>") continue;
+    ids_[word] = static_cast<int>(words_.size());
+    words_.push_back(word);
+  }
+  for (const char* special : {"<unk>", "<eos>"}) {
+    ids_[special] = static_cast<int>(words_.size());
+    words_.push_back(special);
+  }
+  unk_ = ids_.at("<unk>");
+}
+
+int Vocabulary::Id(const std::string& word) const {
+  auto it = ids_.find(word);
+  return it == ids_.end() ? unk_ : it->second;
+}
+
+template <typename T>
+absl::StatusOr<std::unique_ptr<Dataset<T>>> CreateWikiText(const WikiText& spec,
+                                                           const std::string& base_dir) {
+  if (spec.train().empty()) return FieldError("train", "missing required field: the training file");
+  if (spec.seq_len() <= 0) return FieldError("seq_len", "missing or not > 0");
+  if (spec.vocab_size() < 3) return FieldError("vocab_size", "missing or < 3");
+  absl::StatusOr<std::vector<std::string>> train = ReadWikiTextTokens(Resolve(spec.train(), base_dir));
+  if (!train.ok()) return FieldError("train", train.status().message());
+  const Vocabulary vocab(*train, spec.vocab_size());
+  absl::StatusOr<Batch<T>> batch = Sequences<T>(*train, vocab, spec.seq_len(), 0, spec.train());
+  if (!batch.ok()) return FieldError("train", batch.status().message());
+  auto dataset = std::make_unique<FixedDataset<T>>(std::move(*batch));
+  for (int k = 0; k < spec.validation_size(); ++k) {
+    const WikiText::Split& split = spec.validation(k);
+    const std::string field = absl::StrCat("validation[", k, "]");
+    if (split.name().empty()) return FieldError(field + ".name", "missing required field 'name'");
+    absl::StatusOr<std::vector<std::string>> words =
+        ReadWikiTextTokens(Resolve(split.path(), base_dir));
+    if (!words.ok()) return FieldError(field + ".path", words.status().message());
+    absl::StatusOr<Batch<T>> sequences =
+        Sequences<T>(*words, vocab, spec.seq_len(), split.max_sequences(), split.path());
+    if (!sequences.ok()) return FieldError(field + ".path", sequences.status().message());
+    dataset->AddValidation({split.name(), std::move(*sequences)});
+  }
+  return std::unique_ptr<Dataset<T>>(std::move(dataset));
+}
+
+template absl::StatusOr<std::unique_ptr<Dataset<float>>> CreateWikiText(const WikiText&,
+                                                                        const std::string&);
+template absl::StatusOr<std::unique_ptr<Dataset<double>>> CreateWikiText(const WikiText&,
+                                                                         const std::string&);
+
+}  // namespace attnlab
