@@ -21,7 +21,7 @@ expect() {
   fi
 }
 
-expect "$data/unknown_plugin.textproto:6:5: model.layer[0].plugin: unknown layer plugin 'sofmax'; known: embedding, fc_net, layer_norm, softmax, sparse_select, transformer_block" \
+expect "$data/unknown_plugin.textproto:6:5: model.layer[0].plugin: unknown layer plugin 'sofmax'; known: embedding, fc_net, layer_norm, rpc, softmax, sparse_select, transformer_block" \
   --spec="$data/unknown_plugin.textproto" --dry_run
 expect "$data/missing_field.textproto:5:3: model.layer[0].plugin: missing required field 'plugin'" \
   --spec="$data/missing_field.textproto" --dry_run

@@ -15,7 +15,7 @@ namespace attnlab {
 namespace {
 
 // Adding a plugin: add its name here (and its library to plugins/BUILD :all).
-const std::set<std::string> kDeclaredLayers = {"embedding", "fc_net", "layer_norm",
+const std::set<std::string> kDeclaredLayers = {"embedding", "fc_net", "layer_norm", "rpc",
                                                "softmax", "sparse_select", "transformer_block"};
 const std::set<std::string> kDeclaredLosses = {"correlation", "exponential", "lm_cross_entropy",
                                                "logistic", "squared"};

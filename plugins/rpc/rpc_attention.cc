@@ -1,0 +1,291 @@
+#include "plugins/rpc/rpc_attention.h"
+
+#include <cmath>
+
+#include "absl/strings/str_cat.h"
+#include "attention/field_error.h"
+#include "attention/parallel.h"
+#include "attention/parallel_product.h"
+#include "attention/plugin_registry.h"
+#include "attention/softmax.h"
+#include "attention/status_macros.h"
+
+namespace attnlab {
+namespace {
+
+template <typename T>
+Matrix<T> Shrink(const Matrix<T>& x, T threshold) {
+  return x.unaryExpr([threshold](T v) {
+    return v > threshold ? v - threshold : v < -threshold ? v + threshold : T(0);
+  });
+}
+
+template <typename T>
+T Sign(T v) {
+  return v > 0 ? T(1) : v < 0 ? T(-1) : T(0);
+}
+
+// softmax(c K K^T) V into *a (N x N) and the returned N x D.
+template <typename T>
+Matrix<T> SymmetricAttention(const Matrix<T>& k, const Matrix<T>& v, Matrix<T>* a) {
+  const T c = static_cast<T>(1 / std::sqrt(double(k.cols())));
+  a->noalias() = c * k * k.transpose();
+  SoftmaxRows(*a, *a);
+  return *a * v;
+}
+
+// Gradients of H = softmax(c K K^T) V given dH: adds dK and dV.
+template <typename T>
+void SymmetricAttentionBackward(const Matrix<T>& k, const Matrix<T>& v, const Matrix<T>& a,
+                                const Matrix<T>& grad_h, Matrix<T>* grad_k, Matrix<T>* grad_v) {
+  const T c = static_cast<T>(1 / std::sqrt(double(k.cols())));
+  grad_v->noalias() += a.transpose() * grad_h;
+  Matrix<T> grad_scores = grad_h * v.transpose();
+  SoftmaxRowsBackward(a, grad_scores, grad_scores);
+  grad_k->noalias() += c * (grad_scores + grad_scores.transpose()) * k;
+}
+
+}  // namespace
+
+template <typename T>
+Matrix<T> PrincipalAttentionPursuit(const Matrix<T>& k, const Matrix<T>& v, int iterations,
+                                    T lambda, bool threshold_over_mu, T embed_width,
+                                    PapTrace<T>* trace) {
+  const T n = static_cast<T>(k.rows());
+  trace->key_l1 = k.cwiseAbs().sum();
+  // An all-zero K has nothing to decompose; any finite mu keeps the iteration well defined.
+  trace->mu = n * embed_width / (4 * std::max(trace->key_l1, std::numeric_limits<T>::min()));
+  const T mu = trace->mu;
+  const T threshold = threshold_over_mu ? lambda / mu : lambda * mu;
+  for (auto* list : {&trace->r, &trace->s, &trace->k2, &trace->a, &trace->l, &trace->y_before}) {
+    list->resize(iterations);
+  }
+  Matrix<T> l = Matrix<T>::Zero(k.rows(), k.cols()), y = l;
+  for (int t = 0; t < iterations; ++t) {
+    trace->y_before[t] = y;
+    trace->r[t] = k - l + y / mu;
+    trace->s[t] = Shrink(trace->r[t], threshold);
+    trace->k2[t] = k - trace->s[t] - y / mu;
+    l = SymmetricAttention(trace->k2[t], v, &trace->a[t]);
+    trace->l[t] = l;
+    y += mu * (k - l - trace->s[t]);
+  }
+  return l;
+}
+
+template <typename T>
+void PrincipalAttentionPursuitBackward(const Matrix<T>& k, const Matrix<T>& v, T lambda,
+                                       bool threshold_over_mu, T embed_width,
+                                       const PapTrace<T>& trace, const Matrix<T>& grad_h,
+                                       Matrix<T>* grad_k, Matrix<T>* grad_v) {
+  const int iterations = static_cast<int>(trace.l.size());
+  const T mu = trace.mu;
+  const T threshold = threshold_over_mu ? lambda / mu : lambda * mu;
+  Matrix<T> dk = Matrix<T>::Zero(k.rows(), k.cols());
+  Matrix<T> dl = grad_h, dy = Matrix<T>::Zero(k.rows(), k.cols());  // dL_t, dY_t
+  T dmu = 0;
+  for (int t = iterations - 1; t >= 0; --t) {
+    const Matrix<T>& r = trace.r[t];
+    const Matrix<T>& s = trace.s[t];
+    const Matrix<T>& y_before = trace.y_before[t];
+    // Y_t = Y_{t-1} + mu (K - L_t - S_t)
+    Matrix<T> ds = -mu * dy;
+    dl -= mu * dy;
+    dk += mu * dy;
+    dmu += dy.cwiseProduct(k - trace.l[t] - s).sum();
+    Matrix<T> dy_before = dy;
+    // L_t = softmax(c K2 K2^T) V
+    Matrix<T> dk2 = Matrix<T>::Zero(k.rows(), k.cols());
+    SymmetricAttentionBackward(trace.k2[t], v, trace.a[t], dl, &dk2, grad_v);
+    // K2 = K - S_t - Y_{t-1} / mu
+    dk += dk2;
+    ds -= dk2;
+    dy_before -= dk2 / mu;
+    dmu += dk2.cwiseProduct(y_before).sum() / (mu * mu);
+    // S_t = shrink(R_t, threshold): passes where |R| > threshold, and moves with the threshold
+    Matrix<T> dr = Matrix<T>::Zero(k.rows(), k.cols());
+    T dthreshold = 0;
+    for (Eigen::Index i = 0; i < r.size(); ++i) {
+      if (std::abs(r.data()[i]) > threshold) {
+        dr.data()[i] = ds.data()[i];
+        dthreshold -= ds.data()[i] * Sign(r.data()[i]);
+      }
+    }
+    // R_t = K - L_{t-1} + Y_{t-1} / mu
+    dk += dr;
+    dl = -dr;  // dL_{t-1}
+    dy_before += dr / mu;
+    dmu -= dr.cwiseProduct(y_before).sum() / (mu * mu);
+    dmu += dthreshold * (threshold_over_mu ? -lambda / (mu * mu) : lambda);
+    dy = std::move(dy_before);
+  }
+  // mu = N C / (4 ||K||_1)
+  const T dmu_dl1 = -static_cast<T>(k.rows()) * embed_width / (4 * trace.key_l1 * trace.key_l1);
+  *grad_k += dk + (dmu * dmu_dl1) * k.unaryExpr([](T x) { return Sign(x); });
+}
+
+template <typename T>
+absl::StatusOr<std::unique_ptr<RpcAttention<T>>> RpcAttention<T>::Create(const Config& config) {
+  if (config.heads() < 0) return FieldError("heads", "must be >= 0");
+  if (config.head_dim() <= 0) return FieldError("head_dim", "missing or not > 0");
+  if (config.output_dim() <= 0) return FieldError("output_dim", "missing or not > 0");
+  if (config.pap_iterations() < 0) return FieldError("pap_iterations", "must be >= 0");
+  if (config.has_lambda() && !(config.lambda() >= 0)) return FieldError("lambda", "must be >= 0");
+  return std::unique_ptr<RpcAttention<T>>(new RpcAttention<T>(config));
+}
+
+template <typename T>
+absl::StatusOr<Shape> RpcAttention<T>::Setup(const Shape& input, ExecContext& ctx) {
+  dim_ = input.cols;
+  heads_ = std::max(1, config_.heads());
+  head_dim_ = config_.head_dim();
+  const int width = heads_ * head_dim_;
+  k_.name = "k";
+  v_.name = "v";
+  o_.name = "o";
+  bk_.name = "bk";
+  bv_.name = "bv";
+  bo_.name = "bo";
+  const DefaultInit normal{ParamSpec::NORMAL, 1 / std::sqrt(double(dim_))};
+  RETURN_IF_ERROR(InitParameter(config_.k(), normal, width, dim_, "k", ctx, &k_));
+  RETURN_IF_ERROR(InitParameter(config_.v(), normal, dim_, width, "v", ctx, &v_));
+  RETURN_IF_ERROR(InitParameter(config_.o(), {ParamSpec::NORMAL, 1 / std::sqrt(double(width))},
+                                width, config_.output_dim(), "o", ctx, &o_));
+  if (config_.bias()) {
+    const ParamSpec zeros;
+    RETURN_IF_ERROR(InitParameter(zeros, {ParamSpec::ZEROS}, 1, width, "bk", ctx, &bk_));
+    RETURN_IF_ERROR(InitParameter(zeros, {ParamSpec::ZEROS}, 1, width, "bv", ctx, &bv_));
+    RETURN_IF_ERROR(
+        InitParameter(zeros, {ParamSpec::ZEROS}, 1, config_.output_dim(), "bo", ctx, &bo_));
+  }
+  return OutputShape(input);
+}
+
+template <typename T>
+absl::StatusOr<Shape> RpcAttention<T>::OutputShape(const Shape& input) const {
+  if (input.cols != dim_ || input.rows < 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("rpc attention was set up for tokens of ", dim_, " entries, got ",
+                     input.ToString()));
+  }
+  return Shape{input.batch, input.rows, config_.output_dim()};
+}
+
+template <typename T>
+std::vector<Parameter<T>*> RpcAttention<T>::parameters() {
+  if (config_.bias()) return {&k_, &v_, &o_, &bk_, &bv_, &bo_};
+  return {&k_, &v_, &o_};
+}
+
+template <typename T>
+Matrix<T> RpcAttention<T>::QueryKeyMatrix(int head) const {
+  const auto k = k_.value.middleRows(head * head_dim_, head_dim_);
+  return k.transpose() * k;
+}
+
+template <typename T>
+void RpcAttention<T>::AddQueryKeyGradient(int head, const Matrix<T>& grad) {
+  const auto k = k_.value.middleRows(head * head_dim_, head_dim_);
+  k_.grad.middleRows(head * head_dim_, head_dim_).noalias() += k * (grad + grad.transpose());
+}
+
+template <typename T>
+void RpcAttention<T>::Forward(const Tensor<T>& in, Tensor<T>* out, ExecContext& ctx) {
+  input_ = &in;
+  const int batch = in.batch(), n = in.rows(), d = head_dim_;
+  const int iterations = config_.pap_iterations();
+  const Matrix<T>& x = in.flat();
+  keys_.resize(x.rows(), heads_ * d);
+  values_.resize(x.rows(), heads_ * d);
+  ParallelProduct(ctx, x, k_.value.transpose(), keys_);
+  ParallelProduct(ctx, x, v_.value, values_);
+  if (config_.bias()) {
+    keys_.rowwise() += bk_.value.row(0);
+    values_.rowwise() += bv_.value.row(0);
+  }
+  probs_.Resize({batch * heads_, n, n});
+  concat_.resize(x.rows(), heads_ * d);
+  if (iterations > 0) traces_.resize(batch * heads_);
+  ParallelFor(ctx, batch, [&](int begin, int end) {
+    Matrix<T> a;
+    for (int b = begin; b < end; ++b) {
+      for (int h = 0; h < heads_; ++h) {
+        const Matrix<T> k = keys_.block(int64_t(b) * n, h * d, n, d);
+        const Matrix<T> v = values_.block(int64_t(b) * n, h * d, n, d);
+        auto head = concat_.block(int64_t(b) * n, h * d, n, d);
+        if (iterations == 0) {
+          head = SymmetricAttention(k, v, &a);
+          probs_.sample(b * heads_ + h) = a;
+        } else {
+          PapTrace<T>& trace = traces_[b * heads_ + h];
+          head = PrincipalAttentionPursuit(k, v, iterations, lambda(), over_mu(),
+                                           static_cast<T>(dim_), &trace);
+          probs_.sample(b * heads_ + h) = trace.a.back();
+        }
+      }
+    }
+  });
+  out->Resize(*OutputShape(in.shape()));
+  ParallelProduct(ctx, concat_, o_.value, out->flat());
+  if (config_.bias()) out->flat().rowwise() += bo_.value.row(0);
+}
+
+template <typename T>
+void RpcAttention<T>::Backward(const Tensor<T>& grad_out, Tensor<T>* grad_in, ExecContext& ctx) {
+  const int batch = input_->batch(), n = input_->rows(), d = head_dim_;
+  const Matrix<T>& x = input_->flat();
+  const Matrix<T>& g = grad_out.flat();
+  o_.grad.noalias() = concat_.transpose() * g;
+  if (config_.bias()) bo_.grad = g.colwise().sum();
+  grad_concat_.resize(concat_.rows(), concat_.cols());
+  ParallelProduct(ctx, g, o_.value.transpose(), grad_concat_);
+  grad_keys_.resize(x.rows(), heads_ * d);
+  grad_values_.resize(x.rows(), heads_ * d);
+  ParallelFor(ctx, batch, [&](int begin, int end) {
+    for (int b = begin; b < end; ++b) {
+      for (int h = 0; h < heads_; ++h) {
+        const Matrix<T> k = keys_.block(int64_t(b) * n, h * d, n, d);
+        const Matrix<T> v = values_.block(int64_t(b) * n, h * d, n, d);
+        const Matrix<T> dh = grad_concat_.block(int64_t(b) * n, h * d, n, d);
+        Matrix<T> dk = Matrix<T>::Zero(n, d), dv = Matrix<T>::Zero(n, d);
+        if (config_.pap_iterations() == 0) {
+          SymmetricAttentionBackward(k, v, Matrix<T>(probs_.sample(b * heads_ + h)), dh, &dk, &dv);
+        } else {
+          PrincipalAttentionPursuitBackward(k, v, lambda(), over_mu(), static_cast<T>(dim_),
+                                            traces_[b * heads_ + h], dh, &dk, &dv);
+        }
+        grad_keys_.block(int64_t(b) * n, h * d, n, d) = dk;
+        grad_values_.block(int64_t(b) * n, h * d, n, d) = dv;
+      }
+    }
+  });
+  k_.grad.noalias() = grad_keys_.transpose() * x;
+  v_.grad.noalias() = x.transpose() * grad_values_;
+  if (config_.bias()) {
+    bk_.grad = grad_keys_.colwise().sum();
+    bv_.grad = grad_values_.colwise().sum();
+  }
+  if (grad_in == nullptr) return;
+  grad_in->Resize(input_->shape());
+  ParallelProduct(ctx, grad_keys_, k_.value, grad_in->flat());
+  grad_in->flat().noalias() += grad_values_ * v_.value.transpose();
+}
+
+template class RpcAttention<float>;
+template class RpcAttention<double>;
+template Matrix<double> PrincipalAttentionPursuit(const Matrix<double>&, const Matrix<double>&,
+                                                  int, double, bool, double, PapTrace<double>*);
+template void PrincipalAttentionPursuitBackward(const Matrix<double>&, const Matrix<double>&,
+                                                double, bool, double, const PapTrace<double>&,
+                                                const Matrix<double>&, Matrix<double>*,
+                                                Matrix<double>*);
+
+ATTNLAB_REGISTER_LAYER("rpc", plugins::RpcAttentionConfig, RpcAttention,
+                       "symmetric softmax attention (keys as queries), and RPC-Attention by "
+                       "Principal Attention Pursuit (paper 4) with pap_iterations > 0",
+                       {"head_dim: 3 output_dim: 4 heads: 2 bias: true",
+                        "head_dim: 3 output_dim: 4 heads: 2 pap_iterations: 3 lambda: 0.3",
+                        "head_dim: 2 output_dim: 3 pap_iterations: 2 threshold: LAMBDA_OVER_MU "
+                        "lambda: 2"});
+
+}  // namespace attnlab

@@ -1,0 +1,138 @@
+#include "plugins/rpc/rpc_attention.h"
+
+#include <cmath>
+
+#include "attention/gradient_check.h"
+#include "google/protobuf/text_format.h"
+#include "gtest/gtest.h"
+
+namespace attnlab {
+namespace {
+
+using Mat = Matrix<double>;
+
+// TARGETS 4a's algorithm, transcribed line by line with plain loops (no shared code with the
+// plugin): L = 0, Y = 0, mu = N C / (4 ||K||_1); n times: S = shrink(K - L + Y/mu, lambda mu);
+// K2 = K - S - Y/mu; L = softmax(K2 K2^T / sqrt(D)) V; Y = Y + mu (K - L - S).
+Mat DirectPap(const Mat& k, const Mat& v, int iterations, double lambda, double c_width,
+              bool over_mu) {
+  const int n = k.rows(), d = k.cols();
+  double l1 = 0;
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < d; ++j) l1 += std::fabs(k(i, j));
+  const double mu = n * c_width / (4 * l1);
+  const double threshold = over_mu ? lambda / mu : lambda * mu;
+  Mat l = Mat::Zero(n, d), y = Mat::Zero(n, d), s(n, d), k2(n, d);
+  for (int it = 0; it < iterations; ++it) {
+    for (int i = 0; i < n; ++i) {
+      for (int j = 0; j < d; ++j) {
+        const double r = k(i, j) - l(i, j) + y(i, j) / mu;
+        s(i, j) = r > threshold ? r - threshold : (r < -threshold ? r + threshold : 0.0);
+        k2(i, j) = k(i, j) - s(i, j) - y(i, j) / mu;
+      }
+    }
+    Mat next(n, d);
+    for (int i = 0; i < n; ++i) {
+      std::vector<double> scores(n);
+      double max = -INFINITY;
+      for (int j = 0; j < n; ++j) {
+        double dot = 0;
+        for (int e = 0; e < d; ++e) dot += k2(i, e) * k2(j, e);
+        scores[j] = dot / std::sqrt(double(d));
+        max = std::max(max, scores[j]);
+      }
+      double total = 0;
+      for (double& sc : scores) total += (sc = std::exp(sc - max));
+      for (int e = 0; e < d; ++e) {
+        double value = 0;
+        for (int j = 0; j < n; ++j) value += scores[j] / total * v(j, e);
+        next(i, e) = value;
+      }
+    }
+    l = next;
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j < d; ++j) y(i, j) += mu * (k(i, j) - l(i, j) - s(i, j));
+  }
+  return l;
+}
+
+TEST(RpcAttentionTest, PapMatchesADirectTranscription) {
+  for (bool over_mu : {false, true}) {
+    for (int iterations : {1, 2, 4}) {
+      const Mat k = Mat::Random(7, 3), v = Mat::Random(7, 3);
+      PapTrace<double> trace;
+      // lambda 0.05 so that both conventions leave some entries in S.
+      const Mat ours = PrincipalAttentionPursuit(k, v, iterations, 0.05, over_mu, 8.0, &trace);
+      const Mat direct = DirectPap(k, v, iterations, 0.05, 8.0, over_mu);
+      EXPECT_LT((ours - direct).cwiseAbs().maxCoeff(), 1e-12) << iterations << " " << over_mu;
+      EXPECT_GT(trace.s.back().cwiseAbs().maxCoeff(), 0.0);  // the shrinkage did something
+    }
+  }
+}
+
+// d<G, PAP(K, V)> against finite differences, through the unrolled iterations and mu.
+TEST(RpcAttentionTest, PapGradientMatchesFiniteDifferences) {
+  for (bool over_mu : {false, true}) {
+    Mat k = Mat::Random(6, 3), v = Mat::Random(6, 3);
+    const Mat g = Mat::Random(6, 3);
+    PapTrace<double> trace;
+    PrincipalAttentionPursuit(k, v, 3, 0.05, over_mu, 8.0, &trace);
+    Mat dk = Mat::Zero(6, 3), dv = Mat::Zero(6, 3);
+    PrincipalAttentionPursuitBackward(k, v, 0.05, over_mu, 8.0, trace, g, &dk, &dv);
+    auto value = [&] {
+      PapTrace<double> scratch;
+      return PrincipalAttentionPursuit(k, v, 3, 0.05, over_mu, 8.0, &scratch).cwiseProduct(g).sum();
+    };
+    for (Mat* x : {&k, &v}) {
+      const Mat& analytic = x == &k ? dk : dv;
+      for (Eigen::Index i = 0; i < x->size(); ++i) {
+        const double saved = x->data()[i];
+        x->data()[i] = saved + 1e-6;
+        const double plus = value();
+        x->data()[i] = saved - 1e-6;
+        const double minus = value();
+        x->data()[i] = saved;
+        EXPECT_NEAR(analytic.data()[i], (plus - minus) / 2e-6, 1e-6)
+            << (x == &k ? "K" : "V") << "[" << i << "] over_mu=" << over_mu;
+      }
+    }
+  }
+}
+
+std::unique_ptr<RpcAttention<double>> Make(const std::string& text, const Shape& input) {
+  plugins::RpcAttentionConfig config;
+  EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &config)) << text;
+  auto layer = std::move(*RpcAttention<double>::Create(config));
+  ExecContext ctx(5);
+  EXPECT_TRUE(layer->Setup(input, ctx).ok());
+  return layer;
+}
+
+TEST(RpcAttentionTest, SymmetricAttentionByHand) {
+  // One head, D = 1, C = 1, K = V = X (k = v = o = 1): scores x_i x_j.
+  auto layer = Make("head_dim: 1 output_dim: 1 k { value: 1 } v { value: 1 } o { value: 1 }",
+                    {1, 2, 1});
+  Tensor<double> x({1, 2, 1}), out;
+  x.flat() << 1, 2;
+  ExecContext ctx(1);
+  layer->Forward(x, &out, ctx);
+  const double e1 = std::exp(1.0), e2 = std::exp(2.0), e4 = std::exp(4.0);
+  EXPECT_NEAR(out.data()[0], (e1 * 1 + e2 * 2) / (e1 + e2), 1e-14);
+  EXPECT_NEAR(out.data()[1], (e2 * 1 + e4 * 2) / (e2 + e4), 1e-14);
+}
+
+TEST(RpcAttentionTest, LayerGradientChecksWithPaperSettings) {
+  // n = 4 iterations, lambda = 4, both thresholds.
+  for (const char* text : {"heads: 2 head_dim: 3 output_dim: 5 bias: true pap_iterations: 4",
+                           "heads: 2 head_dim: 3 output_dim: 5 pap_iterations: 4 "
+                           "threshold: LAMBDA_OVER_MU"}) {
+    auto layer = Make(text, {2, 5, 6});
+    Tensor<double> x({2, 5, 6});
+    x.flat().setRandom();
+    absl::Status status = CheckLayerGradients(*layer, x);
+    EXPECT_TRUE(status.ok()) << text << ": " << status;
+  }
+}
+
+}  // namespace
+}  // namespace attnlab
