@@ -15,9 +15,11 @@ namespace attnlab {
 namespace {
 
 // Adding a plugin: add its name here (and its library to plugins/BUILD :all).
-const std::set<std::string> kDeclaredLayers = {"embedding", "fc_net", "layer_norm", "rpc",
+const std::set<std::string> kDeclaredLayers = {"classifier", "embedding", "fc_net", "layer_norm",
+                                               "patch_embedding", "rpc",
                                                "softmax", "sparse_select", "transformer_block"};
-const std::set<std::string> kDeclaredLosses = {"correlation", "exponential", "lm_cross_entropy",
+const std::set<std::string> kDeclaredLosses = {"correlation", "cross_entropy", "exponential",
+                                               "lm_cross_entropy",
                                                "logistic", "squared"};
 const std::set<std::string> kDeclaredRegularizers = {"frobenius", "locater", "trace_variance"};
 
