@@ -146,6 +146,20 @@ void Model<T>::Backward(ExecContext& ctx) {
 }
 
 template <typename T>
+void Model<T>::InputGradient(const Tensor<T>& input, const Tensor<T>& target, Tensor<T>* grad,
+                             ExecContext& ctx) {
+  std::vector<Matrix<T>> saved;
+  saved.reserve(parameters_.size());
+  for (const Parameter<T>* param : parameters_) saved.push_back(param->grad);
+  Forward(input, ctx);
+  loss_->Compute(activations_.back(), target, &grads_.back(), ctx);
+  for (size_t i = layers_.size(); i-- > 0;) {
+    layers_[i]->Backward(grads_[i], i == 0 ? grad : &grads_[i - 1], ctx);
+  }
+  for (size_t k = 0; k < parameters_.size(); ++k) parameters_[k]->grad = std::move(saved[k]);
+}
+
+template <typename T>
 T Model<T>::TrainStep(const Tensor<T>& input, const Tensor<T>& target, ExecContext& ctx) {
   Forward(input, ctx);
   const T loss = ComputeLoss(target, ctx);

@@ -41,6 +41,11 @@ class Model {
   // Forward, ComputeLoss, Backward; returns the loss.
   T TrainStep(const Tensor<T>& input, const Tensor<T>& target, ExecContext& ctx);
 
+  // *grad = d(data loss)/d(input) at `input` (adversarial attacks), from its own forward and
+  // backward pass; every parameter's gradient is left as it was.
+  void InputGradient(const Tensor<T>& input, const Tensor<T>& target, Tensor<T>* grad,
+                     ExecContext& ctx);
+
   // OK if the model takes inputs and targets of these shapes (the layers were set up for one
   // shape; a validation set may have another sequence length).
   absl::Status CheckShapes(const Shape& input, const Shape& target) const;

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "attention/field_error.h"
+#include "datasets/image_classification.h"
 #include "datasets/sparse_selection.h"
 #include "datasets/token_sequences.h"
 #include "datasets/wikitext.h"
@@ -50,11 +51,16 @@ absl::StatusOr<std::unique_ptr<Dataset<T>>> CreateDataset(const DatasetSpec& spe
     case DatasetSpec::kWikitext:
       dataset = CreateWikiText<T>(spec.wikitext(), base_dir);
       return dataset.ok() ? std::move(dataset) : PrefixErrorField("wikitext", dataset.status());
+    case DatasetSpec::kImages: {
+      auto images = ImageClassification<T>::Create(spec.images(), base_dir);
+      if (!images.ok()) return PrefixErrorField("images", images.status());
+      return std::unique_ptr<Dataset<T>>(std::move(*images));
+    }
     case DatasetSpec::SOURCE_NOT_SET:
       break;
   }
   return FieldError("source",
-                    "missing required field: one of sequences, planted, sparse_selection, wikitext");
+                    "missing required field: one of sequences, planted, sparse_selection, wikitext, images");
 }
 
 template class Dataset<float>;

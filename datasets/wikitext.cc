@@ -9,15 +9,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "attention/field_error.h"
+#include "datasets/data_path.h"
 #include "datasets/fixed_dataset.h"
 
 namespace attnlab {
 namespace {
-
-std::string Resolve(const std::string& path, const std::string& base_dir) {
-  if (path.empty() || path[0] == '/' || base_dir.empty()) return path;
-  return base_dir + "/" + path;
-}
 
 // The ids of `words`, cut into sequences: inputs [n, seq_len, 1], targets the next ids.
 template <typename T>
@@ -105,7 +101,7 @@ absl::StatusOr<std::unique_ptr<Dataset<T>>> CreateWikiText(const WikiText& spec,
   if (spec.train().empty()) return FieldError("train", "missing required field: the training file");
   if (spec.seq_len() <= 0) return FieldError("seq_len", "missing or not > 0");
   if (spec.vocab_size() < 3) return FieldError("vocab_size", "missing or < 3");
-  absl::StatusOr<std::vector<std::string>> train = ReadWikiTextTokens(Resolve(spec.train(), base_dir));
+  absl::StatusOr<std::vector<std::string>> train = ReadWikiTextTokens(ResolveDataPath(spec.train(), base_dir));
   if (!train.ok()) return FieldError("train", train.status().message());
   const Vocabulary vocab(*train, spec.vocab_size());
   absl::StatusOr<Batch<T>> batch = Sequences<T>(*train, vocab, spec.seq_len(), 0, spec.train());
@@ -116,7 +112,7 @@ absl::StatusOr<std::unique_ptr<Dataset<T>>> CreateWikiText(const WikiText& spec,
     const std::string field = absl::StrCat("validation[", k, "]");
     if (split.name().empty()) return FieldError(field + ".name", "missing required field 'name'");
     absl::StatusOr<std::vector<std::string>> words =
-        ReadWikiTextTokens(Resolve(split.path(), base_dir));
+        ReadWikiTextTokens(ResolveDataPath(split.path(), base_dir));
     if (!words.ok()) return FieldError(field + ".path", words.status().message());
     absl::StatusOr<Batch<T>> sequences =
         Sequences<T>(*words, vocab, spec.seq_len(), split.max_sequences(), split.path());
