@@ -19,6 +19,10 @@ absl::Status FieldError(absl::string_view field, absl::string_view message) {
   return WithField(absl::StatusCode::kInvalidArgument, field, message);
 }
 
+absl::Status FieldError(absl::string_view field, const absl::Status& cause) {
+  return WithField(cause.code(), field, cause.message());
+}
+
 std::string ErrorField(const absl::Status& status) {
   absl::optional<absl::Cord> field = status.GetPayload(kFieldPayload);
   return field.has_value() ? std::string(*field) : std::string();

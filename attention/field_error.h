@@ -15,6 +15,10 @@ namespace attnlab {
 // InvalidArgument "<field>: <message>" carrying `field` as its payload.
 absl::Status FieldError(absl::string_view field, absl::string_view message);
 
+// "<field>: <cause's message>" with the cause's code, so a missing data file stays NotFound
+// (tests skip specs whose data is absent) while the message gains its spec location.
+absl::Status FieldError(absl::string_view field, const absl::Status& cause);
+
 // The field path a status carries ("" when none).
 std::string ErrorField(const absl::Status& status);
 

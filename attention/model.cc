@@ -35,7 +35,7 @@ absl::StatusOr<std::unique_ptr<Model<T>>> Model<T>::Create(const ModelSpec& spec
     }
     auto layer = LayerRegistry<T>().Create(layer_spec.plugin(), layer_spec.config());
     if (!layer.ok()) {
-      const bool name_error = layer.status().code() == absl::StatusCode::kNotFound;
+      const bool name_error = LayerRegistry<T>().Find(layer_spec.plugin()) == nullptr;
       return PrefixErrorField(absl::StrCat(path, name_error ? ".plugin" : ".config"),
                               layer.status());
     }
@@ -54,7 +54,7 @@ absl::StatusOr<std::unique_ptr<Model<T>>> Model<T>::Create(const ModelSpec& spec
   }
   auto loss = LossRegistry<T>().Create(spec.loss().plugin(), spec.loss().config());
   if (!loss.ok()) {
-    const bool name_error = loss.status().code() == absl::StatusCode::kNotFound;
+    const bool name_error = LossRegistry<T>().Find(spec.loss().plugin()) == nullptr;
     return PrefixErrorField(name_error ? "loss.plugin" : "loss.config", loss.status());
   }
   if (absl::Status status = (*loss)->Setup(shape, target_shape, ctx); !status.ok()) {
@@ -74,7 +74,7 @@ absl::StatusOr<std::unique_ptr<Model<T>>> Model<T>::Create(const ModelSpec& spec
     const std::string path = absl::StrCat("regularizer[", r, "]");
     auto regularizer = RegularizerRegistry<T>().Create(reg.plugin(), reg.config());
     if (!regularizer.ok()) {
-      const bool name_error = regularizer.status().code() == absl::StatusCode::kNotFound;
+      const bool name_error = RegularizerRegistry<T>().Find(reg.plugin()) == nullptr;
       return PrefixErrorField(absl::StrCat(path, name_error ? ".plugin" : ".config"),
                               regularizer.status());
     }

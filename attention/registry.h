@@ -73,7 +73,7 @@ class Registry {
 
   absl::Status CheckName(const std::string& name) const {
     if (Find(name) != nullptr) return absl::OkStatus();
-    return absl::NotFoundError(absl::StrCat("unknown ", kind_, " plugin '", name, "'; known: ",
+    return absl::InvalidArgumentError(absl::StrCat("unknown ", kind_, " plugin '", name, "'; known: ",
                                             absl::StrJoin(Names(), ", ")));
   }
 

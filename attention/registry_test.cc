@@ -48,7 +48,7 @@ TEST(RegistryTest, EmptyConfigMeansDefaults) {
 
 TEST(RegistryTest, UnknownNameListsKnownNames) {
   auto widget = Widgets().Create("timd", google::protobuf::Any());
-  EXPECT_EQ(widget.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(widget.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(widget.status().message(), "unknown widget plugin 'timd'; known: timed");
 }
 

@@ -28,7 +28,7 @@ absl::StatusOr<LabeledImages> ReadSplit(const Images& spec, const Images::Split&
     images = ReadIdx(ResolveDataPath(split.images(0), base_dir),
                      ResolveDataPath(split.labels(), base_dir), split.max_images());
   }
-  if (!images.ok()) return FieldError("images", images.status().message());
+  if (!images.ok()) return FieldError("images", images.status());
   if (images->count() == 0) return FieldError("images", "no images");
   return images;
 }

@@ -102,7 +102,7 @@ absl::StatusOr<std::unique_ptr<Dataset<T>>> CreateWikiText(const WikiText& spec,
   if (spec.seq_len() <= 0) return FieldError("seq_len", "missing or not > 0");
   if (spec.vocab_size() < 3) return FieldError("vocab_size", "missing or < 3");
   absl::StatusOr<std::vector<std::string>> train = ReadWikiTextTokens(ResolveDataPath(spec.train(), base_dir));
-  if (!train.ok()) return FieldError("train", train.status().message());
+  if (!train.ok()) return FieldError("train", train.status());
   const Vocabulary vocab(*train, spec.vocab_size());
   absl::StatusOr<Batch<T>> batch = Sequences<T>(*train, vocab, spec.seq_len(), 0, spec.train());
   if (!batch.ok()) return FieldError("train", batch.status().message());
@@ -113,7 +113,7 @@ absl::StatusOr<std::unique_ptr<Dataset<T>>> CreateWikiText(const WikiText& spec,
     if (split.name().empty()) return FieldError(field + ".name", "missing required field 'name'");
     absl::StatusOr<std::vector<std::string>> words =
         ReadWikiTextTokens(ResolveDataPath(split.path(), base_dir));
-    if (!words.ok()) return FieldError(field + ".path", words.status().message());
+    if (!words.ok()) return FieldError(field + ".path", words.status());
     absl::StatusOr<Batch<T>> sequences =
         Sequences<T>(*words, vocab, spec.seq_len(), split.max_sequences(), split.path());
     if (!sequences.ok()) return FieldError(field + ".path", sequences.status().message());

@@ -9,6 +9,7 @@
 #include "attention/attention_layer.h"
 #include "attention/field_error.h"
 #include "attention/metrics.h"
+#include "attention/robustness.h"
 #include "attention/status_macros.h"
 #include "solvers/att_svm.h"
 
@@ -312,6 +313,79 @@ class SpectrumEvaluator : public MetricEvaluator<T> {
 };
 
 template <typename T>
+class QueryKeyNormEvaluator : public MetricEvaluator<T> {
+ public:
+  explicit QueryKeyNormEvaluator(AttentionLayer<T>* layer) : layer_(layer) {}
+  absl::StatusOr<double> Evaluate(Model<T>&, const Batch<T>&) override {
+    double total = 0;
+    for (int h = 0; h < layer_->heads(); ++h) {
+      total += static_cast<double>(layer_->QueryKeyMatrix(h).norm());
+    }
+    return total / layer_->heads();
+  }
+
+ private:
+  AttentionLayer<T>* layer_;
+};
+
+// Accuracy on a validation set (its first `samples`) or on the training batch.
+template <typename T>
+class AccuracyEvaluator : public MetricEvaluator<T> {
+ public:
+  AccuracyEvaluator(const Batch<T>* set, int samples, Perturbation perturbation, int threads)
+      : set_(set), samples_(samples), perturbation_(perturbation),
+        ctx_(perturbation.seed, threads) {}
+  bool reads_training_forward() const override { return false; }  // runs its own passes
+  absl::StatusOr<double> Evaluate(Model<T>& model, const Batch<T>& batch) override {
+    const Batch<T>& data = set_ != nullptr ? *set_ : batch;
+    if (samples_ <= 0 || samples_ >= data.inputs.batch()) {
+      return Accuracy(model, data.inputs, data.targets, perturbation_, ctx_);
+    }
+    Tensor<T> x({samples_, data.inputs.rows(), data.inputs.cols()});
+    Tensor<T> y({samples_, data.targets.rows(), data.targets.cols()});
+    x.flat() = data.inputs.flat().topRows(x.flat().rows());
+    y.flat() = data.targets.flat().topRows(y.flat().rows());
+    return Accuracy(model, x, y, perturbation_, ctx_);
+  }
+
+ private:
+  const Batch<T>* set_;
+  int samples_;
+  Perturbation perturbation_;
+  ExecContext ctx_;
+};
+
+// The perturbation a ClassificationAccuracy asks for, or a FieldError.
+absl::StatusOr<Perturbation> PerturbationOf(const ClassificationAccuracy& spec, uint64_t seed) {
+  Perturbation p;
+  p.seed = seed;
+  switch (spec.perturbation_case()) {
+    case ClassificationAccuracy::kGaussian:
+      p.kind = Perturbation::kGaussian;
+      p.size = spec.gaussian().std();
+      if (!(p.size > 0)) return FieldError("accuracy.gaussian.std", "must be > 0");
+      break;
+    case ClassificationAccuracy::kFgsm:
+      p.kind = Perturbation::kFgsm;
+      p.size = spec.fgsm().epsilon();
+      if (!(p.size > 0)) return FieldError("accuracy.fgsm.epsilon", "must be > 0");
+      break;
+    case ClassificationAccuracy::kPgd:
+      p.kind = Perturbation::kPgd;
+      p.size = spec.pgd().epsilon();
+      p.steps = spec.pgd().has_steps() ? spec.pgd().steps() : 20;
+      p.step_size = spec.pgd().has_step_size() ? spec.pgd().step_size() : 2.5 * p.size / p.steps;
+      if (!(p.size > 0)) return FieldError("accuracy.pgd.epsilon", "must be > 0");
+      if (p.steps <= 0) return FieldError("accuracy.pgd.steps", "must be > 0");
+      if (!(p.step_size > 0)) return FieldError("accuracy.pgd.step_size", "must be > 0");
+      break;
+    case ClassificationAccuracy::PERTURBATION_NOT_SET:
+      break;
+  }
+  return p;
+}
+
+template <typename T>
 class ParameterCountEvaluator : public MetricEvaluator<T> {
  public:
   absl::StatusOr<double> Evaluate(Model<T>& model, const Batch<T>&) override {
@@ -329,6 +403,19 @@ absl::StatusOr<const Parameter<T>*> FindParameter(const Model<T>& model, const s
     absl::StrAppend(&known, known.empty() ? "" : ", ", p->name);
   }
   return FieldError(field, absl::StrCat("no parameter '", name, "'; parameters: ", known));
+}
+
+template <typename T>
+absl::StatusOr<const Batch<T>*> FindValidationSet(const Dataset<T>& dataset,
+                                                  const std::string& name,
+                                                  const std::string& field) {
+  std::string known;
+  for (const NamedBatch<T>& set : dataset.validation()) {
+    if (set.name == name) return &set.batch;
+    absl::StrAppend(&known, known.empty() ? "" : ", ", set.name);
+  }
+  return FieldError(field, absl::StrCat("the dataset has no validation set '", name, "'; sets: ",
+                                        known.empty() ? "none" : known));
 }
 
 }  // namespace
@@ -402,21 +489,12 @@ absl::StatusOr<std::unique_ptr<MetricEvaluator<T>>> CreateMetricEvaluator(
       return Result(new MarkedAttentionEvaluator<T>(layer));
     }
     case MetricSpec::kValidationLoss: {
-      const std::string& name = spec.validation_loss().set();
-      std::string known;
-      for (const NamedBatch<T>& set : dataset.validation()) {
-        if (set.name == name) {
-          const bool supported =
-              model.CheckShapes(set.batch.inputs.shape(), set.batch.targets.shape()).ok();
-          return Result(new ValidationLossEvaluator<T>(&set.batch, supported,
-                                                       spec.validation_loss().perplexity(), seed,
-                                                       threads));
-        }
-        absl::StrAppend(&known, known.empty() ? "" : ", ", set.name);
-      }
-      return FieldError("validation_loss.set",
-                        absl::StrCat("the dataset has no validation set '", name, "'; sets: ",
-                                     known.empty() ? "none" : known));
+      ASSIGN_OR_RETURN(const Batch<T>* set, FindValidationSet(dataset, spec.validation_loss().set(),
+                                                              "validation_loss.set"));
+      const bool supported = model.CheckShapes(set->inputs.shape(), set->targets.shape()).ok();
+      return Result(new ValidationLossEvaluator<T>(set, supported,
+                                                   spec.validation_loss().perplexity(), seed,
+                                                   threads));
     }
     case MetricSpec::kParamCount:
       return Result(new ParameterCountEvaluator<T>());
@@ -424,6 +502,27 @@ absl::StatusOr<std::unique_ptr<MetricEvaluator<T>>> CreateMetricEvaluator(
       ASSIGN_OR_RETURN(AttentionLayer<T>* layer,
                        FindAttention(model, spec.qk_spectrum().layer(), "qk_spectrum.layer"));
       return Result(new SpectrumEvaluator<T>(layer, spec.qk_spectrum().statistic()));
+    }
+    case MetricSpec::kQkNorm: {
+      ASSIGN_OR_RETURN(AttentionLayer<T>* layer,
+                       FindAttention(model, spec.qk_norm().layer(), "qk_norm.layer"));
+      return Result(new QueryKeyNormEvaluator<T>(layer));
+    }
+    case MetricSpec::kAccuracy: {
+      const ClassificationAccuracy& acc = spec.accuracy();
+      if (acc.max_samples() < 0) return FieldError("accuracy.max_samples", "must be >= 0");
+      ASSIGN_OR_RETURN(const Perturbation perturbation, PerturbationOf(acc, seed));
+      const Batch<T>* set = nullptr;
+      if (!acc.set().empty()) {
+        ASSIGN_OR_RETURN(set, FindValidationSet(dataset, acc.set(), "accuracy.set"));
+      }
+      const Shape target = set != nullptr ? set->targets.shape() : dataset.target_shape();
+      const Shape input = set != nullptr ? set->inputs.shape() : dataset.input_shape();
+      if (target.cols != 1 || !model.CheckShapes(input, target).ok()) {
+        return FieldError("accuracy", "needs a classifier: class scores per sample and class "
+                                      "ids as targets (loss cross_entropy)");
+      }
+      return Result(new AccuracyEvaluator<T>(set, acc.max_samples(), perturbation, threads));
     }
     case MetricSpec::kGradNorm: {
       ASSIGN_OR_RETURN(const Parameter<T>* param,
@@ -436,7 +535,8 @@ absl::StatusOr<std::unique_ptr<MetricEvaluator<T>>> CreateMetricEvaluator(
   return FieldError("kind",
                     "missing required field: one of max_margin, selected_probability, "
                     "attention_entropy, max_softmax, param_norm, cosine_to_identity, "
-                    "marked_attention, validation_loss, param_count, grad_norm, qk_spectrum");
+                    "marked_attention, validation_loss, param_count, grad_norm, qk_spectrum, "
+                    "accuracy, qk_norm");
 }
 
 template absl::StatusOr<std::unique_ptr<MetricEvaluator<float>>> CreateMetricEvaluator(

@@ -129,7 +129,9 @@ int Main(int argc, char** argv) {
   absl::StatusOr<ExperimentResult> result = RunExperiment(*parsed, options);
   if (!result.ok()) {
     std::fprintf(stderr, "%s\n", std::string(result.status().message()).c_str());
-    return absl::IsInvalidArgument(result.status()) ? 2 : 1;
+    // Bad input (a spec error or a missing data file) is 2; a failure while running is 1.
+    const bool bad_input = absl::IsInvalidArgument(result.status()) || absl::IsNotFound(result.status());
+    return bad_input ? 2 : 1;
   }
   if (options.dry_run) {
     if (cluster.root()) std::printf("%s: OK, %zu trial(s)\n", spec_path.c_str(), result->trials.size());

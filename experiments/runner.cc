@@ -29,7 +29,11 @@ std::string TrialLabel(const Trial& trial) {
 
 absl::Status SpecError(const SpecLocator& locator, const absl::Status& status,
                        const std::string& context = "") {
-  return absl::InvalidArgumentError(absl::StrCat(locator.Format(status), context));
+  // NotFound (a missing data file) keeps its code; every other spec problem is InvalidArgument.
+  const absl::StatusCode code = status.code() == absl::StatusCode::kNotFound
+                                    ? status.code()
+                                    : absl::StatusCode::kInvalidArgument;
+  return absl::Status(code, absl::StrCat(locator.Format(status), context));
 }
 
 // The report shows steps each trial logged and metrics it has.

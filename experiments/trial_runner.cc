@@ -121,6 +121,7 @@ class TypedTrialRunner : public TrialRunner {
       if (!metric.ok()) return PrefixErrorField(absl::StrCat("metric[", i, "]"), metric.status());
       runner->metrics_.push_back(std::move(*metric));
       runner->names_.push_back(spec.metric(i).name());
+      runner->final_only_.push_back(spec.metric(i).final_only());
     }
     return std::unique_ptr<TrialRunner>(std::move(runner));
   }
@@ -171,6 +172,7 @@ class TypedTrialRunner : public TrialRunner {
                                TrialResult* result) {
     for (size_t m = 0; m < metrics_.size(); ++m) {
       if (metrics_[m]->reads_training_forward() != training_forward) continue;
+      if (final_only_[m] && step != spec_.training().steps()) continue;
       absl::StatusOr<double> value = metrics_[m]->Evaluate(*model_, batch);
       if (!value.ok()) {
         return absl::Status(value.status().code(),
@@ -192,6 +194,7 @@ class TypedTrialRunner : public TrialRunner {
   std::unique_ptr<Optimizer<T>> optimizer_;
   std::vector<std::unique_ptr<MetricEvaluator<T>>> metrics_;
   std::vector<std::string> names_;
+  std::vector<bool> final_only_;  // per metric
 };
 
 }  // namespace

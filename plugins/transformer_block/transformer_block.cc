@@ -19,7 +19,7 @@ absl::StatusOr<std::unique_ptr<TransformerBlock<T>>> TransformerBlock<T>::Create
   std::unique_ptr<TransformerBlock<T>> block(new TransformerBlock<T>(config));
   auto attn = LayerRegistry<T>().Create(config.attention().plugin(), config.attention().config());
   if (!attn.ok()) {
-    const bool name = attn.status().code() == absl::StatusCode::kNotFound;
+    const bool name = LayerRegistry<T>().Find(config.attention().plugin()) == nullptr;
     return PrefixErrorField(name ? "attention.plugin" : "attention.config", attn.status());
   }
   block->attn_ = std::move(*attn);

@@ -1,0 +1,99 @@
+#include "attention/robustness.h"
+
+#include <algorithm>
+
+#include "attention/gaussian.h"
+
+namespace attnlab {
+namespace {
+
+template <typename T>
+void Slice(const Tensor<T>& all, int first, int count, Tensor<T>* out) {
+  const Shape shape = all.shape();
+  out->Resize({count, shape.rows, shape.cols});
+  out->flat() = all.flat().middleRows(int64_t(first) * shape.rows, int64_t(count) * shape.rows);
+}
+
+template <typename T>
+T Sign(T g) {
+  return g > 0 ? T(1) : (g < 0 ? T(-1) : T(0));
+}
+
+}  // namespace
+
+template <typename T>
+void Perturb(Model<T>& model, const Tensor<T>& x, const Tensor<T>& y, const Perturbation& p,
+             Tensor<T>* out, ExecContext& ctx) {
+  *out = x;
+  const T eps = static_cast<T>(p.size);
+  switch (p.kind) {
+    case Perturbation::kNone:
+      return;
+    case Perturbation::kGaussian: {
+      Tensor<T> noise(x.shape());
+      GaussianStream(p.seed).Fill(noise.data(), noise.size(), eps);
+      out->flat() += noise.flat();
+      return;
+    }
+    case Perturbation::kFgsm:
+    case Perturbation::kPgd: {
+      const bool fgsm = p.kind == Perturbation::kFgsm;
+      const int steps = fgsm ? 1 : p.steps;
+      const T step = fgsm ? eps
+                          : static_cast<T>(p.step_size > 0 ? p.step_size
+                                                           : 2.5 * p.size / std::max(p.steps, 1));
+      Tensor<T> grad;
+      for (int s = 0; s < steps; ++s) {
+        model.InputGradient(*out, y, &grad, ctx);
+        out->flat() += step * grad.flat().unaryExpr([](T g) { return Sign(g); });
+        // Back into the epsilon-ball around x.
+        out->flat().array() =
+            out->flat().array().max(x.flat().array() - eps).min(x.flat().array() + eps);
+      }
+      return;
+    }
+  }
+}
+
+template <typename T>
+double Accuracy(Model<T>& model, const Tensor<T>& x, const Tensor<T>& y, const Perturbation& p,
+                ExecContext& ctx, int chunk) {
+  const bool training = ctx.training();
+  ctx.set_training(false);
+  // Noise is drawn for the whole set at once, so it does not depend on the chunking; the
+  // attacks need the model, chunk by chunk.
+  const bool noise = p.kind == Perturbation::kGaussian;
+  Tensor<T> noisy;
+  if (noise) Perturb(model, x, y, p, &noisy, ctx);
+  const Tensor<T>& inputs = noise ? noisy : x;
+  Perturbation attack = p;
+  if (noise) attack.kind = Perturbation::kNone;
+  int64_t correct = 0, rows = 0;
+  Tensor<T> xs, ys, perturbed;
+  for (int first = 0; first < x.batch(); first += chunk) {
+    const int count = std::min(chunk, x.batch() - first);
+    Slice(inputs, first, count, &xs);
+    Slice(y, first, count, &ys);
+    Perturb(model, xs, ys, attack, &perturbed, ctx);
+    const Matrix<T>& scores = model.Forward(perturbed, ctx).flat();
+    for (Eigen::Index r = 0; r < scores.rows(); ++r) {
+      Eigen::Index best;
+      scores.row(r).maxCoeff(&best);
+      correct += best == static_cast<Eigen::Index>(ys.data()[r]);
+    }
+    rows += scores.rows();
+  }
+  ctx.set_training(training);
+  return rows > 0 ? static_cast<double>(correct) / rows : 0.0;
+}
+
+template void Perturb(Model<float>&, const Tensor<float>&, const Tensor<float>&,
+                      const Perturbation&, Tensor<float>*, ExecContext&);
+template void Perturb(Model<double>&, const Tensor<double>&, const Tensor<double>&,
+                      const Perturbation&, Tensor<double>*, ExecContext&);
+template double Accuracy(Model<float>&, const Tensor<float>&, const Tensor<float>&,
+                         const Perturbation&, ExecContext&, int);
+template double Accuracy(Model<double>&, const Tensor<double>&, const Tensor<double>&,
+                         const Perturbation&, ExecContext&, int);
+
+}  // namespace attnlab
