@@ -171,4 +171,29 @@ const Descriptor* AnyContentType(const Message& any) {
       url.substr(url.rfind('/') + 1));
 }
 
+std::vector<std::string> SplitAssignments(absl::string_view text) {
+  std::vector<std::string> parts;
+  std::string current;
+  int depth = 0;
+  char quote = 0;
+  for (const char c : text) {
+    if (quote != 0) {
+      if (c == quote) quote = 0;
+    } else if (c == '"' || c == '\'') {
+      quote = c;
+    } else if (c == '[' || c == '{' || c == '<') {
+      ++depth;
+    } else if ((c == ']' || c == '}' || c == '>') && depth > 0) {
+      --depth;
+    } else if (c == ',' && depth == 0) {
+      parts.push_back(current);
+      current.clear();
+      continue;
+    }
+    current += c;
+  }
+  if (!current.empty() || !parts.empty()) parts.push_back(current);
+  return parts;
+}
+
 }  // namespace attnlab

@@ -28,6 +28,10 @@ absl::StatusOr<std::vector<PathComponent>> ParseFieldPath(absl::string_view path
 absl::Status SetFieldFromText(google::protobuf::Message* message, absl::string_view path,
                               absl::string_view value);
 
+// "a=1,b=[1, 2],c={ x: 1, y: 2 }" -> {"a=1", "b=[1, 2]", "c={ x: 1, y: 2 }"}: splits at commas
+// outside brackets, braces and quotes (command-line --set lists).
+std::vector<std::string> SplitAssignments(absl::string_view text);
+
 // The message type an Any holds, from the generated descriptor pool; null if unknown.
 const google::protobuf::Descriptor* AnyContentType(const google::protobuf::Message& any);
 

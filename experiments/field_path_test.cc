@@ -91,5 +91,12 @@ TEST(FieldPathTest, ErrorsAreClear) {
             "value 'fast' for 'optimizer.lr' does not parse: column 5: Expected double, got: fast");
 }
 
+TEST(SplitAssignmentsTest, SplitsAtTopLevelCommasOnly) {
+  EXPECT_EQ(SplitAssignments("a=1,b=[1, 2],c={ x: 1, y: \"p,q\" }"),
+            (std::vector<std::string>{"a=1", "b=[1, 2]", "c={ x: 1, y: \"p,q\" }"}));
+  EXPECT_EQ(SplitAssignments("sweep.seed=[1]"), (std::vector<std::string>{"sweep.seed=[1]"}));
+  EXPECT_TRUE(SplitAssignments("").empty());
+}
+
 }  // namespace
 }  // namespace attnlab

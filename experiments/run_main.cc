@@ -27,7 +27,7 @@ ABSL_FLAG(std::string, default_spec, "",
 ABSL_FLAG(std::string, out, "",
           "Results directory (summary.csv, <trial>/metrics.csv, <trial>/spec.textproto). "
           "Default: attnlab_results/<spec store, or name>. Relative paths resolve like --spec.");
-ABSL_FLAG(std::vector<std::string>, set, {},
+ABSL_FLAG(std::string, set, "",
           "Comma-separated FIELD=VALUE overrides of the spec, e.g. "
           "--set=training.steps=100,optimizer.lr=0.01 or "
           "--set=dataset.wikitext.train=/data/wiki.train.tokens (text-format values; repeatable).");
@@ -76,6 +76,25 @@ int DefaultThreads() {
   return std::max(1, static_cast<int>(std::thread::hardware_concurrency()) / local_ranks);
 }
 
+// Every --set on the command line, in order (absl keeps only the last of a repeated flag).
+std::vector<std::string> SetAssignments(int argc, char** argv) {
+  std::vector<std::string> assignments;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--") break;
+    std::string value;
+    if (arg.rfind("--set=", 0) == 0) {
+      value = arg.substr(6);
+    } else if (arg == "--set" && i + 1 < argc) {
+      value = argv[++i];
+    } else {
+      continue;
+    }
+    for (std::string& part : SplitAssignments(value)) assignments.push_back(std::move(part));
+  }
+  return assignments;
+}
+
 int Main(int argc, char** argv) {
   const Cluster& cluster = Cluster::Get();
   absl::SetProgramUsageMessage(
@@ -102,7 +121,7 @@ int Main(int argc, char** argv) {
     std::fprintf(stderr, "%s\n", std::string(parsed.status().message()).c_str());
     return 2;
   }
-  for (const std::string& assignment : absl::GetFlag(FLAGS_set)) {
+  for (const std::string& assignment : SetAssignments(argc, argv)) {
     const size_t eq = assignment.find('=');
     absl::Status status =
         eq == std::string::npos

@@ -39,6 +39,9 @@ expect "$data/bad_plugin_config.textproto:10:13: model.layer[0].config.p.value: 
   --spec="$data/bad_plugin_config.textproto" --dry_run
 expect "$data/no_such_spec.textproto: cannot read spec file (No such file or directory)" \
   --spec="$data/no_such_spec.textproto"
+# Every --set counts, not only the last.
+expect "--set optimizer.lr=fast: value 'fast' for 'optimizer.lr' does not parse: column 5: Expected double, got: fast" \
+  --spec=experiments/max_margin/1a.textproto --dry_run --set=optimizer.lr=fast --set=training.steps=5
 expect "--threads=-1: must be >= 0" --spec="$data/unknown_plugin.textproto" --threads=-1
 
 # A good spec passes the same dry run.
