@@ -16,6 +16,12 @@ tools/plot tools/testdata/plot_fixture --x loss --y corr --out "$TEST_TMPDIR/xy.
 tools/plot tools/testdata/plot_fixture --series loss,corr --at 1,2 --out "$TEST_TMPDIR/s.png" || exit 1
 [[ -s "$TEST_TMPDIR/xy.png" && -s "$TEST_TMPDIR/s.png" ]] || { echo "summary plots missing"; exit 1; }
 message=$(tools/plot tools/testdata/plot_fixture --series loss --at 1,2 2>&1 >/dev/null)
-[[ $? -eq 2 && "$message" == "tools/plot: --series has 1 columns but --at 2 positions" ]] ||
+[[ $? -eq 2 && "$message" == "tools/plot: --series loss has 1 columns but --at 2 positions" ]] ||
   { echo "unexpected error: $message"; exit 1; }
+# Two series panels, seeds averaged (one seed here: zero error bars): 2 panels, 1100 pixels.
+tools/plot tools/testdata/plot_fixture --series loss --at 1 --series corr --at 2 --mean_seeds \
+  --out "$TEST_TMPDIR/two.png" || exit 1
+width=$(od -An -tu1 -j16 -N4 "$TEST_TMPDIR/two.png" | awk '{print $1*16777216 + $2*65536 + $3*256 + $4}')
+[[ "$width" -eq 1100 ]] || { echo "two panels: width $width, expected 1100"; exit 1; }
+tools/plot tools/testdata/plot_fixture --metric corr --mean_seeds --out "$TEST_TMPDIR/m.png" || exit 1
 echo PASS
