@@ -2,6 +2,8 @@
 //
 // Sweep throughput: the 8 independent trials of experiments/testdata/sweep.textproto with a
 // budget of 1 and 2 threads (trials side by side, one TBB arena).
+// Training steps of the papers' workloads (experiments/workloads/*.textproto, and paper 2's
+// language model), the ones tools/compare_pytorch/compare times against PyTorch.
 #include <unistd.h>
 
 #include <atomic>
@@ -9,7 +11,9 @@
 
 #include "attention/model.h"
 #include "benchmark/benchmark.h"
+#include "absl/strings/str_cat.h"
 #include "experiments/runner.h"
+#include "experiments/trial_runner.h"
 #include "google/protobuf/text_format.h"
 #include "solvers/optimizer.h"
 #include "tbb/task_arena.h"
@@ -94,7 +98,54 @@ void BM_LanguageModelStep(benchmark::State& state) {
 BENCHMARK(BM_LanguageModelStep)->ArgName("threads")->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)
     ->UseRealTime()->MinTime(3);
 
+// One benchmark iteration is a whole run of the workload's training.steps steps, built once
+// outside the timing (data loading is not a step). Reported: seconds per step, where a step
+// is a batch, forward, loss, backward and optimizer update.
+void BM_Workload(benchmark::State& state, const std::string& path, int threads) {
+  absl::StatusOr<ParsedSpec> parsed = ReadSpecFile(path);
+  if (!parsed.ok()) {
+    state.SkipWithError(std::string(parsed.status().message()).c_str());
+    return;
+  }
+  auto runner = TrialRunner::Create(parsed->spec, threads, parsed->directory);
+  if (!runner.ok()) {
+    state.SkipWithError(std::string(runner.status().message()).c_str());
+    return;
+  }
+  tbb::task_arena arena(threads);
+  absl::Status status;
+  arena.execute([&] { status = (*runner)->Run(nullptr).status(); });  // warm-up
+  for (auto _ : state) {
+    arena.execute([&] { status = (*runner)->Run(nullptr).status(); });
+    if (!status.ok()) state.SkipWithError(std::string(status.message()).c_str());
+  }
+  // Run does steps + 1 forward and backward passes (the last for the final metrics).
+  state.counters["s/step"] = benchmark::Counter(
+      static_cast<double>(parsed->spec.training().steps() + 1) * state.iterations(),
+      benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+
+void RegisterWorkloads() {
+  for (const char* name : {"p1_tiny", "p1_large", "p3_spe", "p3_fixed", "p3_fc1024",
+                           "vit_softmax", "vit_rpc"}) {
+    for (int threads : {1, 2}) {
+      const std::string path = absl::StrCat("experiments/workloads/", name, ".textproto");
+      benchmark::RegisterBenchmark(absl::StrCat("BM_Workload/", name, "/threads:", threads).c_str(),
+                                   BM_Workload, path, threads)
+          ->Unit(benchmark::kMillisecond)
+          ->UseRealTime();
+    }
+  }
+}
+
 }  // namespace
 }  // namespace attnlab
 
-BENCHMARK_MAIN();
+int main(int argc, char** argv) {
+  attnlab::RegisterWorkloads();
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

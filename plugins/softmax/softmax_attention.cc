@@ -167,15 +167,19 @@ void SoftmaxAttention<T>::Forward(const Tensor<T>& in, Tensor<T>* out, ExecConte
   const int batch = in.batch(), seq_len = in.rows(), queries = prompt() ? 1 : seq_len;
   const int m = qk_dim_, dv = value_dim_;
   const Matrix<T>& x = in.flat();  // (B*T) x d
-  key_features_.resize(x.rows(), heads_ * m);
   values_.resize(x.rows(), concat_dim());
+  // The key features: X K^T, X W, or X itself (read in place).
+  const Matrix<T>& key_features = prompt_through_w() ? x : key_features_;
+  if (!prompt_through_w()) key_features_.resize(x.rows(), heads_ * m);
   if (factored()) {
     ParallelProduct(ctx, x, k_.value.transpose(), key_features_);
-  } else {
+  } else if (!prompt_through_w()) {
     ParallelProduct(ctx, x, w_.value, key_features_);
   }
   ParallelProduct(ctx, x, v_.value, values_);
-  if (prompt()) {
+  if (prompt_through_w()) {
+    query_features_ = (w_.value * p_.value).transpose();  // s_i = x_i^T (W p)
+  } else if (prompt()) {
     // One query for every sample: p^T (unfactored) or (Q p)^T.
     query_features_ = factored() ? Matrix<T>((q_.value * p_.value).transpose())
                                  : Matrix<T>(p_.value.transpose());
@@ -195,7 +199,7 @@ void SoftmaxAttention<T>::Forward(const Tensor<T>& in, Tensor<T>* out, ExecConte
   ParallelFor(ctx, batch, [&](int begin, int end) {
     for (int b = begin; b < end; ++b) {
       for (int h = 0; h < heads_; ++h) {
-        const auto keys = key_features_.block(int64_t(b) * seq_len, h * m, seq_len, m);
+        const auto keys = key_features.block(int64_t(b) * seq_len, h * m, seq_len, m);
         const auto query = prompt() ? query_features_.block(0, h * m, 1, m)
                                     : query_features_.block(int64_t(b) * seq_len, h * m, seq_len, m);
         auto a = probs_.sample(b * heads_ + h);
@@ -235,7 +239,10 @@ void SoftmaxAttention<T>::Backward(const Tensor<T>& grad_out, Tensor<T>* grad_in
   }
   const Matrix<T>& grad_concat = projected_out() ? grad_concat_ : g;
   grad_values_.resize(x.rows(), concat_dim());
-  grad_key_features_.resize(x.rows(), heads_ * m);
+  const Matrix<T>& key_features = prompt_through_w() ? x : key_features_;
+  // With keys = X, their gradient only feeds dL/dX.
+  const bool key_gradient = !prompt_through_w() || grad_in != nullptr;
+  if (key_gradient) grad_key_features_.resize(x.rows(), heads_ * m);
   // PROMPT: one row per sample (the shared query's gradient is their sum, taken in order).
   grad_query_features_.resize(int64_t(batch) * queries, heads_ * m);
   ParallelFor(ctx, batch, [&](int begin, int end) {
@@ -250,20 +257,22 @@ void SoftmaxAttention<T>::Backward(const Tensor<T>& grad_out, Tensor<T>* grad_in
         grad_scores.noalias() = dc * values.transpose();  // dL/dA, queries x T
         SoftmaxRowsBackward(a, grad_scores, grad_scores);
         grad_scores *= scale_;
-        const auto keys = key_features_.block(int64_t(b) * seq_len, h * m, seq_len, m);
+        const auto keys = key_features.block(int64_t(b) * seq_len, h * m, seq_len, m);
         const auto query = prompt() ? query_features_.block(0, h * m, 1, m)
                                     : query_features_.block(int64_t(b) * seq_len, h * m, seq_len, m);
         grad_query_features_.block(int64_t(b) * queries, h * m, queries, m).noalias() =
             grad_scores * keys;
-        grad_key_features_.block(int64_t(b) * seq_len, h * m, seq_len, m).noalias() =
-            grad_scores.transpose() * query;
+        if (key_gradient) {
+          grad_key_features_.block(int64_t(b) * seq_len, h * m, seq_len, m).noalias() =
+              grad_scores.transpose() * query;
+        }
       }
     }
   });
   v_.grad.noalias() = x.transpose() * grad_values_;
   if (factored()) {
     k_.grad.noalias() = grad_key_features_.transpose() * x;  // key features = X K^T
-  } else {
+  } else if (!prompt_through_w()) {
     w_.grad.noalias() = x.transpose() * grad_key_features_;  // key features = X W
   }
   if (config_.bias()) {
@@ -276,6 +285,9 @@ void SoftmaxAttention<T>::Backward(const Tensor<T>& grad_out, Tensor<T>* grad_in
     if (factored()) {  // query features = (Q p)^T
       p_.grad.noalias() = (grad_query * q_.value).transpose();
       q_.grad.noalias() = grad_query.transpose() * p_.value.transpose();
+    } else if (prompt_through_w()) {  // query features = (W p)^T
+      p_.grad.noalias() = w_.value.transpose() * grad_query.transpose();
+      w_.grad.noalias() = grad_query.transpose() * p_.value.transpose();
     } else {  // query features = p^T
       p_.grad = grad_query.transpose();
     }
@@ -289,6 +301,8 @@ void SoftmaxAttention<T>::Backward(const Tensor<T>& grad_out, Tensor<T>* grad_in
   if (factored()) {
     dx.noalias() += grad_key_features_ * k_.value;
     if (!prompt()) dx.noalias() += grad_query_features_ * q_.value;
+  } else if (prompt_through_w()) {
+    dx += grad_key_features_;  // key features = X
   } else {
     dx.noalias() += grad_key_features_ * w_.value.transpose();
     if (!prompt()) dx += grad_query_features_;

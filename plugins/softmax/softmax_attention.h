@@ -35,6 +35,9 @@ class SoftmaxAttention : public AttentionLayer<T> {
   bool prompt() const { return config_.query() == Config::PROMPT; }
   bool factored() const { return config_.qk_dim() > 0; }
   bool projected_out() const { return config_.output_dim() > 0; }
+  // Paper 1's form: one prompt, one unfactored W, no biases. Then the scores X W p are taken as
+  // X (W p), with the tokens themselves as key features: n T d work instead of n T d^2.
+  bool prompt_through_w() const { return prompt() && !factored() && !config_.bias(); }
   int concat_dim() const { return heads_ * value_dim_; }
 
   Config config_;

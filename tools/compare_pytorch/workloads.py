@@ -1,0 +1,273 @@
+#!/usr/bin/python3
+"""The benchmark workloads of //experiments:bench in PyTorch, written as a researcher would
+(autograd, torch.optim, batched tensor ops). Each prints one JSON line: seconds per training
+step (batch, forward, loss, backward, optimizer update), the thread count, and PyTorch's BLAS.
+
+    /usr/bin/python3 tools/compare_pytorch/workloads.py WORKLOAD --threads N [--seconds S]
+    /usr/bin/python3 tools/compare_pytorch/workloads.py peak --threads N   # sgemm/dgemm GFLOP/s
+
+Workloads (the attnlab side: experiments/workloads/*.textproto, and BM_LanguageModelStep):
+p1_tiny, p1_large, p3_spe, p3_fixed, p3_fc1024, lm, vit_softmax, vit_rpc.
+tools/compare_pytorch/compare runs both sides alternately and prints the table.
+"""
+import argparse
+import ctypes
+import json
+import math
+import sys
+import time
+
+try:
+    import torch
+    import torch.nn as nn
+    import torch.nn.functional as F
+except ImportError:
+    sys.exit("needs Debian's python3-torch for /usr/bin/python3: apt-get install python3-torch")
+
+
+def blas_core():
+    """The OpenBLAS kernel family this process runs (e.g. SkylakeX), or what is known."""
+    for name in ("libopenblas.so.0", "libopenblasp.so.0", "libblas.so.3"):
+        try:
+            lib = ctypes.CDLL(name)
+            lib.openblas_get_corename.restype = ctypes.c_char_p
+            return lib.openblas_get_corename().decode()
+        except (OSError, AttributeError):
+            continue
+    return "unknown"
+
+
+# Paper 1: f(X) = v^T X^T softmax(X W p), W = I and v fixed, p trained by normalized GD on the
+# logistic loss, double precision, the whole (planted) training set every step.
+def p1(n, seq_len, dim):
+    torch.manual_seed(1)
+    x = torch.randn(n, seq_len, dim, dtype=torch.float64) * 0.2
+    x[:, 0, 0] += 1
+    y = torch.ones(n, dtype=torch.float64)
+    w = torch.eye(dim, dtype=torch.float64)
+    v = torch.zeros(dim, dtype=torch.float64)
+    v[-1] = 1
+    p = torch.zeros(dim, dtype=torch.float64)
+    p[0] = 0.1
+    p.requires_grad_(True)
+
+    def step():
+        scores = x @ (w @ p)                       # [n, T]
+        out = (x.transpose(1, 2) @ torch.softmax(scores, 1).unsqueeze(2)).squeeze(2) @ v
+        loss = F.softplus(-y * out).mean()
+        (grad,) = torch.autograd.grad(loss, p)
+        with torch.no_grad():
+            p.sub_(0.1 * grad / grad.norm())
+    # forward: X (W p) and X^T a, 2 n T d each; backward about twice that
+    return step, 3 * 4.0 * n * seq_len * dim
+
+
+# Paper 3: STS_q, T = 200, q = 3, d = 5; f(X, y) = sum_i softmax_i(p_i^T W q) x_i, q = sum_{j in y} p_j.
+def sts_batch(batch=256, seq_len=200, q=3, dim=5):
+    x = torch.randn(batch, seq_len, dim)
+    subset = torch.rand(batch, seq_len).argsort(dim=1)[:, :q]
+    target = torch.gather(x, 1, subset.unsqueeze(2).expand(-1, -1, dim)).mean(1)
+    return x, subset, target
+
+
+def p3_attention(stochastic, de=170, batch=256, seq_len=200):
+    torch.manual_seed(1)
+    w = torch.zeros(de, de, requires_grad=True)
+    fixed = torch.randn(seq_len, de) / math.sqrt(de)
+    optimizer = torch.optim.SGD([w], lr=1.0)
+
+    def step():
+        x, subset, target = sts_batch(batch, seq_len)
+        pos = torch.randn(batch, seq_len, de) / math.sqrt(de) if stochastic else fixed.expand(batch, -1, -1)
+        query = torch.gather(pos, 1, subset.unsqueeze(2).expand(-1, -1, de)).sum(1)   # [B, de]
+        scores = (pos @ (query @ w.T).unsqueeze(2)).squeeze(2)                          # [B, T]
+        out = (torch.softmax(scores, 1).unsqueeze(1) @ x).squeeze(1)
+        loss = 0.5 * ((out - target) ** 2).sum(1).mean()
+        optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        optimizer.step()
+    # W q, the scores, and their gradients: 3 (2 B de^2 + 2 B T de)
+    return step, 3 * (2.0 * batch * de * de + 2.0 * batch * seq_len * de)
+
+
+def p3_fc(width=1024, batch=256, seq_len=200, dim=5):
+    torch.manual_seed(1)
+    net = nn.Sequential(nn.Flatten(), nn.Linear(seq_len * (dim + 1), width), nn.ReLU(),
+                        nn.Linear(width, dim))
+    optimizer = torch.optim.Adam(net.parameters(), lr=1e-3)
+
+    def step():
+        x, subset, target = sts_batch(batch, seq_len, dim=dim)
+        marks = torch.zeros(batch, seq_len, 1).scatter_(1, subset.unsqueeze(2), 1.0)
+        loss = 0.5 * ((net(torch.cat([x, marks], 2)) - target) ** 2).sum(1).mean()
+        optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        optimizer.step()
+    return step, 3 * 2.0 * batch * (seq_len * (dim + 1) * width + width * dim)
+
+
+# Paper 2: 1-layer Post-LN LM, T = 64, batch 64, d = 128, one head, vocabulary 33,278, AdamW.
+class LanguageModel(nn.Module):
+    def __init__(self, vocab=33278, dim=128, seq_len=64):
+        super().__init__()
+        self.tokens = nn.Embedding(vocab, dim)
+        self.positions = nn.Parameter(torch.randn(seq_len, dim) / dim ** 0.5)
+        self.block = nn.TransformerEncoderLayer(dim, nhead=1, dim_feedforward=dim, dropout=0.0,
+                                                batch_first=True, norm_first=False)
+        self.head = nn.Linear(dim, vocab)
+        self.register_buffer("mask", nn.Transformer.generate_square_subsequent_mask(seq_len))
+
+    def forward(self, ids):
+        h = self.tokens(ids) + self.positions
+        return self.head(self.block(h, src_mask=self.mask))
+
+
+def lm(vocab=33278, batch=64, seq_len=64, dim=128):
+    torch.manual_seed(1)
+    model = LanguageModel(vocab, dim, seq_len)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3, weight_decay=0.01)
+    ids = torch.randint(0, vocab, (batch, seq_len))
+    nxt = torch.randint(0, vocab, (batch, seq_len))
+
+    def step():
+        optimizer.zero_grad(set_to_none=True)
+        loss = F.cross_entropy(model(ids).reshape(-1, vocab), nxt.reshape(-1))
+        loss.backward()
+        optimizer.step()
+    tokens = batch * seq_len
+    block = 2.0 * tokens * (4 * dim * dim + 2 * dim * dim) + 2 * 2.0 * batch * seq_len * seq_len * dim
+    return step, 3 * (2.0 * tokens * dim * vocab + block)
+
+
+# Paper 4: a ViT with symmetric (keys-only) attention, optionally RPC-Attention (PAP) in the
+# first layer, on 28 x 28 x 1 images, patch 4, width 64, 4 heads of 16, MLP 128, Pre-LN.
+class SymmetricAttention(nn.Module):
+    def __init__(self, dim=64, heads=4, pap_iterations=0, lam=4.0):
+        super().__init__()
+        self.heads, self.head_dim = heads, dim // heads
+        self.k = nn.Linear(dim, dim)
+        self.v = nn.Linear(dim, dim)
+        self.o = nn.Linear(dim, dim)
+        self.pap_iterations, self.lam = pap_iterations, lam
+
+    def attend(self, k, v):
+        return torch.softmax(k @ k.transpose(-1, -2) / math.sqrt(self.head_dim), -1) @ v
+
+    def forward(self, x):
+        b, n, c = x.shape
+        k = self.k(x).view(b, n, self.heads, self.head_dim).transpose(1, 2)
+        v = self.v(x).view(b, n, self.heads, self.head_dim).transpose(1, 2)
+        if self.pap_iterations == 0:
+            out = self.attend(k, v)
+        else:  # Principal Attention Pursuit, as in the authors' code
+            mu = n * c / (4 * k.abs().sum((-1, -2), keepdim=True))
+            low = torch.zeros_like(k)
+            dual = torch.zeros_like(k)
+            for _ in range(self.pap_iterations):
+                r = k - low + dual / mu
+                sparse = torch.sign(r) * F.relu(r.abs() - self.lam * mu)
+                low = self.attend(k - sparse - dual / mu, v)
+                dual = dual + mu * (k - low - sparse)
+            out = low
+        return self.o(out.transpose(1, 2).reshape(b, n, c))
+
+
+class Block(nn.Module):
+    def __init__(self, dim=64, pap_iterations=0):
+        super().__init__()
+        self.ln1, self.ln2 = nn.LayerNorm(dim), nn.LayerNorm(dim)
+        self.attn = SymmetricAttention(dim, 4, pap_iterations)
+        self.mlp = nn.Sequential(nn.Linear(dim, 128), nn.GELU(), nn.Linear(128, dim))
+
+    def forward(self, x):
+        x = x + self.attn(self.ln1(x))
+        return x + self.mlp(self.ln2(x))
+
+
+class Vit(nn.Module):
+    def __init__(self, pap_iterations, dim=64, patch=4, classes=10):
+        super().__init__()
+        self.patch = patch
+        self.embed = nn.Linear(patch * patch, dim)
+        self.cls = nn.Parameter(torch.zeros(1, 1, dim))
+        self.positions = nn.Parameter(torch.randn(1, (28 // patch) ** 2 + 1, dim) * 0.02)
+        self.blocks = nn.Sequential(Block(dim, pap_iterations), Block(dim, 0))
+        self.norm = nn.LayerNorm(dim)
+        self.head = nn.Linear(dim, classes)
+
+    def forward(self, images):  # [B, 1, 28, 28]
+        p = self.patch
+        patches = images.unfold(2, p, p).unfold(3, p, p).reshape(images.shape[0], -1, p * p)
+        x = torch.cat([self.cls.expand(images.shape[0], -1, -1), self.embed(patches)], 1)
+        x = self.norm(self.blocks(x + self.positions))
+        return self.head(x[:, 0])
+
+
+def vit(pap_iterations, batch=128):
+    torch.manual_seed(1)
+    model = Vit(pap_iterations)
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+    images = torch.randn(1000, 1, 28, 28)
+    labels = torch.randint(0, 10, (1000,))
+
+    def step():
+        pick = torch.randperm(1000)[:batch]
+        loss = F.cross_entropy(model(images[pick]), labels[pick])
+        optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        optimizer.step()
+    n, dim = 50, 64
+    projections = batch * n * (2.0 * 3 * dim * dim + 2.0 * 2 * dim * 128)  # k, v, o and the MLP
+    attention = batch * 4.0 * n * n * dim  # scores and the weighted sum, all heads
+    forward = (2 * projections + attention * (max(1, pap_iterations) + 1)
+               + 2.0 * batch * 49 * 16 * dim)
+    return step, 3 * forward
+
+
+WORKLOADS = {
+    "p1_tiny": lambda: p1(3, 7, 3),
+    "p1_large": lambda: p1(1024, 64, 64),
+    "p3_spe": lambda: p3_attention(stochastic=True),
+    "p3_fixed": lambda: p3_attention(stochastic=False),
+    "p3_fc1024": lambda: p3_fc(1024),
+    "lm": lm,
+    "vit_softmax": lambda: vit(0),
+    "vit_rpc": lambda: vit(4),
+}
+
+
+def gemm_peak(dtype, size=2048, reps=5):
+    a, b = torch.randn(size, size, dtype=dtype), torch.randn(size, size, dtype=dtype)
+    a @ b
+    start = time.perf_counter()
+    for _ in range(reps):
+        a @ b
+    return 2.0 * size ** 3 * reps / (time.perf_counter() - start) / 1e9
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("workload", choices=sorted(WORKLOADS) + ["peak"])
+    parser.add_argument("--threads", type=int, required=True)
+    parser.add_argument("--seconds", type=float, default=3.0, help="time to measure for")
+    args = parser.parse_args()
+    torch.set_num_threads(args.threads)
+    result = {"workload": args.workload, "threads": args.threads, "torch": torch.__version__,
+              "blas_core": blas_core()}
+    if args.workload == "peak":
+        result["sgemm_gflops"] = gemm_peak(torch.float32)
+        result["dgemm_gflops"] = gemm_peak(torch.float64)
+    else:
+        step, flops = WORKLOADS[args.workload]()
+        step()  # warm-up
+        steps, start = 0, time.perf_counter()
+        while time.perf_counter() - start < args.seconds or steps < 3:
+            step()
+            steps += 1
+        result["seconds_per_step"] = (time.perf_counter() - start) / steps
+        result["flops_per_step"] = flops
+    print(json.dumps(result))
+
+
+if __name__ == "__main__":
+    main()
