@@ -239,6 +239,22 @@ std::vector<std::string> Model<T>::LayerPaths() const {
   return paths;
 }
 
+template <typename T>
+std::string Model<T>::NonFiniteSource() const {
+  for (const Parameter<T>* param : parameters_) {
+    if (!param->value.allFinite()) return absl::StrCat("parameter '", param->name, "'");
+  }
+  for (size_t i = 0; i < layers_.size() && i < activations_.size(); ++i) {
+    if (!activations_[i].flat().allFinite()) {
+      return absl::StrCat("output of layer '", layer_names_[i], "'");
+    }
+  }
+  for (const Parameter<T>* param : parameters_) {
+    if (!param->grad.allFinite()) return absl::StrCat("gradient of '", param->name, "'");
+  }
+  return "";
+}
+
 template class Model<float>;
 template class Model<double>;
 

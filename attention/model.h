@@ -67,6 +67,11 @@ class Model {
   const std::vector<std::string>& layer_names() const { return layer_names_; }
   const Tensor<T>& prediction() const { return activations_.back(); }
 
+  // Where a diverged step first went non-finite, for its error message: "parameter
+  // 'block0/attn/k'" (a NaN or Inf value), else "output of layer 'block0'" (the first layer
+  // whose last output has one), else "gradient of 'block0/attn/k'"; "" when all are finite.
+  std::string NonFiniteSource() const;
+
  private:
   Model() = default;
 

@@ -114,6 +114,32 @@ TEST_F(RunnerTest, AFailingTrialDoesNotStopTheOthers) {
       << summary;
 }
 
+// The divergence guard: a trial whose loss or gradients go NaN or Inf stops with the step and
+// where it started, is recorded as failed, and the sweep goes on.
+TEST_F(RunnerTest, ADivergedTrialStopsAloneAndSaysWhere) {
+  std::string spec = kSpec;
+  spec.replace(spec.find("value: [ \"[0, 0]\", \"[1, 0]\" ]"), 32,
+               "value: [ \"[0, 0]\", \"[nan, 0]\" ]");
+  // A step size that overflows p to Inf after a few steps.
+  spec.replace(spec.find("axis {"), 0,
+               "axis { name: \"lr\" field: \"optimizer.lr\" value: [\"0.1\", \"1e308\"] }\n  ");
+  auto result = Run(spec, "diverged");
+  ASSERT_TRUE(result.ok()) << result.status();
+  ASSERT_EQ(result->trials.size(), 4u);  // (lr, p0): (0.1, 0), (0.1, nan), (1e308, 0), (1e308, nan)
+  EXPECT_EQ(result->failed, 3);
+  EXPECT_TRUE(result->results[0].has_value());
+  EXPECT_EQ(result->errors[1],
+            "diverged at step 0: loss is nan; first non-finite: parameter 'attention/p'");
+  EXPECT_TRUE(absl::StartsWith(result->errors[2], "diverged at step ")) << result->errors[2];
+  EXPECT_TRUE(absl::EndsWith(result->errors[2], "first non-finite: parameter 'attention/p'"))
+      << result->errors[2];
+  const std::string summary = Read(::testing::TempDir() + "/diverged/summary.csv");
+  EXPECT_NE(summary.find(",failed: diverged at step 0: loss is nan; first non-finite: "
+                         "parameter 'attention/p'"),
+            std::string::npos)
+      << summary;
+}
+
 TEST_F(RunnerTest, SpecErrorsAreLocatedAndNothingRuns) {
   std::string spec = kSpec;
   spec.replace(spec.find("\"logistic\""), 10, "\"logistik\"");

@@ -142,9 +142,7 @@ class TypedTrialRunner : public TrialRunner {
       const bool log = log_steps.count(step) > 0;
       model_->Forward(batch->inputs, ctx_);
       const double loss = static_cast<double>(model_->ComputeLoss(batch->targets, ctx_));
-      if (!std::isfinite(loss)) {
-        return absl::InternalError(absl::StrCat("loss is ", loss, " at step ", step));
-      }
+      if (!std::isfinite(loss)) return Diverged(step, absl::StrCat("loss is ", loss));
       last_loss = loss;
       if (log) {
         result.points.push_back({step, "loss", loss});
@@ -156,6 +154,9 @@ class TypedTrialRunner : public TrialRunner {
         last_report = now;
       }
       model_->Backward(ctx_);  // at the last step too, for gradient metrics
+      for (const Parameter<T>* param : model_->parameters()) {
+        if (!param->grad.allFinite()) return Diverged(step, "a gradient is not finite");
+      }
       if (log) RETURN_IF_ERROR(EvaluateMetrics(step, /*training_forward=*/false, *batch, &result));
       if (step == training.steps()) break;
       optimizer_->Step(model_->parameters(), step);
@@ -166,6 +167,14 @@ class TypedTrialRunner : public TrialRunner {
   const std::vector<std::string>& metric_names() const override { return names_; }
 
  private:
+  // The divergence guard's error: the trial stops (and is recorded as failed) at the step
+  // where the loss or a gradient went NaN or Inf, naming where it started.
+  absl::Status Diverged(int64_t step, const std::string& what) const {
+    const std::string source = model_->NonFiniteSource();
+    return absl::InternalError(absl::StrCat("diverged at step ", step, ": ", what,
+                                            source.empty() ? "" : "; first non-finite: ", source));
+  }
+
   // The metrics that read the training forward pass (or the others), appended in spec order
   // within each group.
   absl::Status EvaluateMetrics(int64_t step, bool training_forward, const Batch<T>& batch,
