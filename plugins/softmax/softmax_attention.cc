@@ -176,7 +176,9 @@ void SoftmaxAttention<T>::Forward(const Tensor<T>& in, Tensor<T>* out, ExecConte
   } else if (!prompt_through_w()) {
     ParallelProduct(ctx, x, w_.value, key_features_);
   }
-  ParallelProduct(ctx, x, v_.value, values_);
+  // Paper 1's form computes each sample's values next to its scores, while its tokens are in
+  // cache: one pass over X instead of two.
+  if (!prompt_through_w()) ParallelProduct(ctx, x, v_.value, values_);
   if (prompt_through_w()) {
     query_features_ = (w_.value * p_.value).transpose();  // s_i = x_i^T (W p)
   } else if (prompt()) {
@@ -198,6 +200,10 @@ void SoftmaxAttention<T>::Forward(const Tensor<T>& in, Tensor<T>* out, ExecConte
   concat_.resize(int64_t(batch) * queries, concat_dim());
   ParallelFor(ctx, batch, [&](int begin, int end) {
     for (int b = begin; b < end; ++b) {
+      if (prompt_through_w()) {
+        values_.middleRows(int64_t(b) * seq_len, seq_len).noalias() =
+            x.middleRows(int64_t(b) * seq_len, seq_len) * v_.value;
+      }
       for (int h = 0; h < heads_; ++h) {
         const auto keys = key_features.block(int64_t(b) * seq_len, h * m, seq_len, m);
         const auto query = prompt() ? query_features_.block(0, h * m, 1, m)
@@ -245,6 +251,7 @@ void SoftmaxAttention<T>::Backward(const Tensor<T>& grad_out, Tensor<T>* grad_in
   if (key_gradient) grad_key_features_.resize(x.rows(), heads_ * m);
   // PROMPT: one row per sample (the shared query's gradient is their sum, taken in order).
   grad_query_features_.resize(int64_t(batch) * queries, heads_ * m);
+  if (prompt_through_w()) grad_v_parts_.resize(batch, v_.value.size());
   ParallelFor(ctx, batch, [&](int begin, int end) {
     Matrix<T> grad_scores;  // this thread's scratch
     for (int b = begin; b < end; ++b) {
@@ -267,9 +274,22 @@ void SoftmaxAttention<T>::Backward(const Tensor<T>& grad_out, Tensor<T>* grad_in
               grad_scores.transpose() * query;
         }
       }
+      if (prompt_through_w()) {  // this sample's X_b^T dL/dValues_b, while X_b is in cache
+        Eigen::Map<Matrix<T>>(grad_v_parts_.row(b).data(), v_.value.rows(), v_.value.cols())
+            .noalias() = x.middleRows(int64_t(b) * seq_len, seq_len).transpose() *
+                         grad_values_.middleRows(int64_t(b) * seq_len, seq_len);
+      }
     }
   });
-  v_.grad.noalias() = x.transpose() * grad_values_;
+  if (prompt_through_w()) {  // summed in sample order: the same bits for any thread count
+    v_.grad.setZero(v_.value.rows(), v_.value.cols());
+    for (int b = 0; b < batch; ++b) {
+      v_.grad += Eigen::Map<const Matrix<T>>(grad_v_parts_.row(b).data(), v_.value.rows(),
+                                             v_.value.cols());
+    }
+  } else {
+    v_.grad.noalias() = x.transpose() * grad_values_;
+  }
   if (factored()) {
     k_.grad.noalias() = grad_key_features_.transpose() * x;  // key features = X K^T
   } else if (!prompt_through_w()) {

@@ -57,6 +57,7 @@ class SoftmaxAttention : public AttentionLayer<T> {
 
   // Backward scratch, kept to avoid allocating in the training loop.
   Matrix<T> grad_concat_, grad_key_features_, grad_query_features_, grad_values_;
+  Matrix<T> grad_v_parts_;  // paper 1's form: row b is sample b's part of dL/dV, row-major
 };
 
 }  // namespace attnlab
