@@ -155,7 +155,11 @@ class TypedTrialRunner : public TrialRunner {
       }
       model_->Backward(ctx_);  // at the last step too, for gradient metrics
       for (const Parameter<T>* param : model_->parameters()) {
-        if (!param->grad.allFinite()) return Diverged(step, "a gradient is not finite");
+        // 0 * g is 0 for finite g and NaN for NaN or Inf; the sum is one vectorized pass
+        // (Eigen's allFinite() took a quarter of an FC net's step).
+        if (std::isnan((param->grad.array() * T(0)).sum())) {
+          return Diverged(step, "a gradient is not finite");
+        }
       }
       if (log) RETURN_IF_ERROR(EvaluateMetrics(step, /*training_forward=*/false, *batch, &result));
       if (step == training.steps()) break;
