@@ -47,8 +47,8 @@ TEST(RpcRobustnessTest, VitTrainsAboveChanceAndAttacksLowerAccuracy) {
     const double fgsm_big = trial.Final("fgsm_big"), pgd6 = trial.Final("pgd6");
     std::printf("%s: clean %.3f, FGSM 6/255 %.3f, FGSM 0.1 %.3f, PGD-20 6/255 %.3f\n",
                 label.c_str(), clean, fgsm6, fgsm_big, pgd6);
-    EXPECT_GT(clean, 0.4) << label;  // chance: 0.1; measured 0.648 (softmax), 0.570 (RPC)
-    EXPECT_LT(fgsm6, clean - 0.05) << label;  // measured drops of 0.23 and 0.26
+    EXPECT_GT(clean, 0.4) << label;  // chance: 0.1; measured 0.648 (softmax), 0.536 (RPC)
+    EXPECT_LT(fgsm6, clean - 0.05) << label;  // measured drops of 0.23 and 0.23
     EXPECT_LT(fgsm_big, fgsm6) << label;
     EXPECT_LE(pgd6, fgsm6 + 0.01) << label;
   }

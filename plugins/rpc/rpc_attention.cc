@@ -25,24 +25,36 @@ T Sign(T v) {
   return v > 0 ? T(1) : v < 0 ? T(-1) : T(0);
 }
 
-// softmax(c K K^T) V into *a (N x N) and the returned N x D.
-template <typename T>
-Matrix<T> SymmetricAttention(const Matrix<T>& k, const Matrix<T>& v, Matrix<T>* a) {
+// A = softmax(c K K^T) and H = A V, c = 1/sqrt(D), written into a (N x N) and h (N x D): any
+// Eigen blocks, so the layer works in place on its batch tensors without copies.
+template <typename K, typename V, typename A, typename H>
+void SymmetricAttention(const Eigen::MatrixBase<K>& k, const Eigen::MatrixBase<V>& v,
+                        const Eigen::MatrixBase<A>& a_out, const Eigen::MatrixBase<H>& h_out) {
+  using T = typename K::Scalar;
+  auto& a = const_cast<Eigen::MatrixBase<A>&>(a_out);
+  auto& h = const_cast<Eigen::MatrixBase<H>&>(h_out);
   const T c = static_cast<T>(1 / std::sqrt(double(k.cols())));
-  a->noalias() = c * k * k.transpose();
-  SoftmaxRows(*a, *a);
-  return *a * v;
+  a.noalias() = c * k * k.transpose();
+  SoftmaxRows(a, a);
+  h.noalias() = a * v;
 }
 
-// Gradients of H = softmax(c K K^T) V given dH: adds dK and dV.
-template <typename T>
-void SymmetricAttentionBackward(const Matrix<T>& k, const Matrix<T>& v, const Matrix<T>& a,
-                                const Matrix<T>& grad_h, Matrix<T>* grad_k, Matrix<T>* grad_v) {
+// Gradients of H = softmax(c K K^T) V given dH: adds dK and dV. grad_scores and grad_sym are
+// the caller's scratch (reused across heads: no allocation per head).
+template <typename K, typename V, typename A, typename G, typename DK, typename DV, typename T>
+void SymmetricAttentionBackward(const Eigen::MatrixBase<K>& k, const Eigen::MatrixBase<V>& v,
+                                const Eigen::MatrixBase<A>& a, const Eigen::MatrixBase<G>& grad_h,
+                                const Eigen::MatrixBase<DK>& grad_k_out,
+                                const Eigen::MatrixBase<DV>& grad_v_out, Matrix<T>* grad_scores,
+                                Matrix<T>* grad_sym) {
+  auto& grad_k = const_cast<Eigen::MatrixBase<DK>&>(grad_k_out);
+  auto& grad_v = const_cast<Eigen::MatrixBase<DV>&>(grad_v_out);
   const T c = static_cast<T>(1 / std::sqrt(double(k.cols())));
-  grad_v->noalias() += a.transpose() * grad_h;
-  Matrix<T> grad_scores = grad_h * v.transpose();
-  SoftmaxRowsBackward(a, grad_scores, grad_scores);
-  grad_k->noalias() += c * (grad_scores + grad_scores.transpose()) * k;
+  grad_v.noalias() += a.transpose() * grad_h;
+  grad_scores->noalias() = grad_h * v.transpose();
+  SoftmaxRowsBackward(a, *grad_scores, *grad_scores);
+  *grad_sym = *grad_scores + grad_scores->transpose();
+  grad_k.noalias() += c * *grad_sym * k;
 }
 
 }  // namespace
@@ -66,7 +78,9 @@ Matrix<T> PrincipalAttentionPursuit(const Matrix<T>& k, const Matrix<T>& v, int 
     trace->r[t] = k - l + y / mu;
     trace->s[t] = Shrink(trace->r[t], threshold);
     trace->k2[t] = k - trace->s[t] - y / mu;
-    l = SymmetricAttention(trace->k2[t], v, &trace->a[t]);
+    trace->a[t].resize(k.rows(), k.rows());
+    l.resize(k.rows(), v.cols());
+    SymmetricAttention(trace->k2[t], v, trace->a[t], l);
     trace->l[t] = l;
     y += mu * (k - l - trace->s[t]);
   }
@@ -83,6 +97,7 @@ void PrincipalAttentionPursuitBackward(const Matrix<T>& k, const Matrix<T>& v, T
   const T threshold = threshold_over_mu ? lambda / mu : lambda * mu;
   Matrix<T> dk = Matrix<T>::Zero(k.rows(), k.cols());
   Matrix<T> dl = grad_h, dy = Matrix<T>::Zero(k.rows(), k.cols());  // dL_t, dY_t
+  Matrix<T> grad_scores, grad_sym;  // scratch of the attention backward
   T dmu = 0;
   for (int t = iterations - 1; t >= 0; --t) {
     const Matrix<T>& r = trace.r[t];
@@ -96,7 +111,8 @@ void PrincipalAttentionPursuitBackward(const Matrix<T>& k, const Matrix<T>& v, T
     Matrix<T> dy_before = dy;
     // L_t = softmax(c K2 K2^T) V
     Matrix<T> dk2 = Matrix<T>::Zero(k.rows(), k.cols());
-    SymmetricAttentionBackward(trace.k2[t], v, trace.a[t], dl, &dk2, grad_v);
+    SymmetricAttentionBackward(trace.k2[t], v, trace.a[t], dl, dk2, *grad_v, &grad_scores,
+                               &grad_sym);
     // K2 = K - S_t - Y_{t-1} / mu
     dk += dk2;
     ds -= dk2;
@@ -207,16 +223,15 @@ void RpcAttention<T>::Forward(const Tensor<T>& in, Tensor<T>* out, ExecContext& 
   concat_.resize(x.rows(), heads_ * d);
   if (iterations > 0) traces_.resize(batch * heads_);
   ParallelFor(ctx, batch, [&](int begin, int end) {
-    Matrix<T> a;
     for (int b = begin; b < end; ++b) {
       for (int h = 0; h < heads_; ++h) {
-        const Matrix<T> k = keys_.block(int64_t(b) * n, h * d, n, d);
-        const Matrix<T> v = values_.block(int64_t(b) * n, h * d, n, d);
+        const auto keys = keys_.block(int64_t(b) * n, h * d, n, d);
+        const auto vals = values_.block(int64_t(b) * n, h * d, n, d);
         auto head = concat_.block(int64_t(b) * n, h * d, n, d);
         if (iterations == 0) {
-          head = SymmetricAttention(k, v, &a);
-          probs_.sample(b * heads_ + h) = a;
+          SymmetricAttention(keys, vals, probs_.sample(b * heads_ + h), head);
         } else {
+          const Matrix<T> k = keys, v = vals;
           PapTrace<T>& trace = traces_[b * heads_ + h];
           head = PrincipalAttentionPursuit(k, v, iterations, lambda(), over_mu(),
                                            static_cast<T>(dim_), &trace);
@@ -242,20 +257,27 @@ void RpcAttention<T>::Backward(const Tensor<T>& grad_out, Tensor<T>* grad_in, Ex
   grad_keys_.resize(x.rows(), heads_ * d);
   grad_values_.resize(x.rows(), heads_ * d);
   ParallelFor(ctx, batch, [&](int begin, int end) {
+    Matrix<T> grad_scores, grad_sym;  // this thread's scratch
     for (int b = begin; b < end; ++b) {
       for (int h = 0; h < heads_; ++h) {
-        const Matrix<T> k = keys_.block(int64_t(b) * n, h * d, n, d);
-        const Matrix<T> v = values_.block(int64_t(b) * n, h * d, n, d);
-        const Matrix<T> dh = grad_concat_.block(int64_t(b) * n, h * d, n, d);
-        Matrix<T> dk = Matrix<T>::Zero(n, d), dv = Matrix<T>::Zero(n, d);
+        const auto keys = keys_.block(int64_t(b) * n, h * d, n, d);
+        const auto vals = values_.block(int64_t(b) * n, h * d, n, d);
+        const auto dh = grad_concat_.block(int64_t(b) * n, h * d, n, d);
+        auto dk = grad_keys_.block(int64_t(b) * n, h * d, n, d);
+        auto dv = grad_values_.block(int64_t(b) * n, h * d, n, d);
         if (config_.pap_iterations() == 0) {
-          SymmetricAttentionBackward(k, v, Matrix<T>(probs_.sample(b * heads_ + h)), dh, &dk, &dv);
+          dk.setZero();
+          dv.setZero();
+          SymmetricAttentionBackward(keys, vals, probs_.sample(b * heads_ + h), dh, dk, dv,
+                                     &grad_scores, &grad_sym);
         } else {
+          Matrix<T> k = keys, v = vals, dh_copy = dh;
+          Matrix<T> dk_head = Matrix<T>::Zero(n, d), dv_head = Matrix<T>::Zero(n, d);
           PrincipalAttentionPursuitBackward(k, v, lambda(), over_mu(), static_cast<T>(dim_),
-                                            traces_[b * heads_ + h], dh, &dk, &dv);
+                                            traces_[b * heads_ + h], dh_copy, &dk_head, &dv_head);
+          dk = dk_head;
+          dv = dv_head;
         }
-        grad_keys_.block(int64_t(b) * n, h * d, n, d) = dk;
-        grad_values_.block(int64_t(b) * n, h * d, n, d) = dv;
       }
     }
   });
