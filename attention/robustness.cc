@@ -14,11 +14,6 @@ void Slice(const Tensor<T>& all, int first, int count, Tensor<T>* out) {
   out->flat() = all.flat().middleRows(int64_t(first) * shape.rows, int64_t(count) * shape.rows);
 }
 
-template <typename T>
-T Sign(T g) {
-  return g > 0 ? T(1) : (g < 0 ? T(-1) : T(0));
-}
-
 }  // namespace
 
 template <typename T>
@@ -45,7 +40,7 @@ void Perturb(Model<T>& model, const Tensor<T>& x, const Tensor<T>& y, const Pert
       Tensor<T> grad;
       for (int s = 0; s < steps; ++s) {
         model.InputGradient(*out, y, &grad, ctx);
-        out->flat() += step * grad.flat().unaryExpr([](T g) { return Sign(g); });
+        out->flat().array() += step * grad.flat().array().sign();
         // Back into the epsilon-ball around x.
         out->flat().array() =
             out->flat().array().max(x.flat().array() - eps).min(x.flat().array() + eps);
@@ -57,21 +52,27 @@ void Perturb(Model<T>& model, const Tensor<T>& x, const Tensor<T>& y, const Pert
 
 template <typename T>
 double Accuracy(Model<T>& model, const Tensor<T>& x, const Tensor<T>& y, const Perturbation& p,
-                ExecContext& ctx, int chunk) {
+                ExecContext& ctx, int samples, int chunk) {
+  const int n = samples > 0 ? std::min(samples, x.batch()) : x.batch();
   const bool training = ctx.training();
   ctx.set_training(false);
-  // Noise is drawn for the whole set at once, so it does not depend on the chunking; the
-  // attacks need the model, chunk by chunk.
+  // Noise is drawn for the evaluated samples at once, so it does not depend on the chunking;
+  // the attacks need the model, chunk by chunk.
   const bool noise = p.kind == Perturbation::kGaussian;
   Tensor<T> noisy;
-  if (noise) Perturb(model, x, y, p, &noisy, ctx);
+  if (noise) {
+    Tensor<T> clean, labels;
+    Slice(x, 0, n, &clean);
+    Slice(y, 0, n, &labels);
+    Perturb(model, clean, labels, p, &noisy, ctx);
+  }
   const Tensor<T>& inputs = noise ? noisy : x;
   Perturbation attack = p;
   if (noise) attack.kind = Perturbation::kNone;
   int64_t correct = 0, rows = 0;
   Tensor<T> xs, ys, perturbed;
-  for (int first = 0; first < x.batch(); first += chunk) {
-    const int count = std::min(chunk, x.batch() - first);
+  for (int first = 0; first < n; first += chunk) {
+    const int count = std::min(chunk, n - first);
     Slice(inputs, first, count, &xs);
     Slice(y, first, count, &ys);
     Perturb(model, xs, ys, attack, &perturbed, ctx);
@@ -92,8 +93,8 @@ template void Perturb(Model<float>&, const Tensor<float>&, const Tensor<float>&,
 template void Perturb(Model<double>&, const Tensor<double>&, const Tensor<double>&,
                       const Perturbation&, Tensor<double>*, ExecContext&);
 template double Accuracy(Model<float>&, const Tensor<float>&, const Tensor<float>&,
-                         const Perturbation&, ExecContext&, int);
+                         const Perturbation&, ExecContext&, int, int);
 template double Accuracy(Model<double>&, const Tensor<double>&, const Tensor<double>&,
-                         const Perturbation&, ExecContext&, int);
+                         const Perturbation&, ExecContext&, int, int);
 
 }  // namespace attnlab

@@ -17,8 +17,8 @@ struct Perturbation {
   Kind kind = kNone;
   // Gaussian: the noise's standard deviation; FGSM and PGD: the L-infinity radius epsilon.
   double size = 0;
-  // PGD: the number of steps and their size (Madry et al.: 2.5 epsilon / steps), from the
-  // clean input (no random start, so evaluations are deterministic).
+  // PGD: the number of steps and their size (0: Madry et al.'s 2.5 epsilon / steps), from
+  // the clean input (no random start, so evaluations are deterministic).
   int steps = 20;
   double step_size = 0;
   // Gaussian: the noise stream.
@@ -30,11 +30,11 @@ template <typename T>
 void Perturb(Model<T>& model, const Tensor<T>& x, const Tensor<T>& y, const Perturbation& p,
              Tensor<T>* out, ExecContext& ctx);
 
-// The fraction of rows whose highest score is the target class, over `x` perturbed, in chunks
-// of `chunk` samples (memory stays bounded on large sets).
+// The fraction of rows whose highest score is the target class, over the first `samples` of
+// `x` (0: all) perturbed, in chunks of `chunk` samples (memory stays bounded on large sets).
 template <typename T>
 double Accuracy(Model<T>& model, const Tensor<T>& x, const Tensor<T>& y, const Perturbation& p,
-                ExecContext& ctx, int chunk = 250);
+                ExecContext& ctx, int samples = 0, int chunk = 250);
 
 }  // namespace attnlab
 

@@ -338,14 +338,7 @@ class AccuracyEvaluator : public MetricEvaluator<T> {
   bool reads_training_forward() const override { return false; }  // runs its own passes
   absl::StatusOr<double> Evaluate(Model<T>& model, const Batch<T>& batch) override {
     const Batch<T>& data = set_ != nullptr ? *set_ : batch;
-    if (samples_ <= 0 || samples_ >= data.inputs.batch()) {
-      return Accuracy(model, data.inputs, data.targets, perturbation_, ctx_);
-    }
-    Tensor<T> x({samples_, data.inputs.rows(), data.inputs.cols()});
-    Tensor<T> y({samples_, data.targets.rows(), data.targets.cols()});
-    x.flat() = data.inputs.flat().topRows(x.flat().rows());
-    y.flat() = data.targets.flat().topRows(y.flat().rows());
-    return Accuracy(model, x, y, perturbation_, ctx_);
+    return Accuracy(model, data.inputs, data.targets, perturbation_, ctx_, samples_);
   }
 
  private:
@@ -373,11 +366,13 @@ absl::StatusOr<Perturbation> PerturbationOf(const ClassificationAccuracy& spec, 
     case ClassificationAccuracy::kPgd:
       p.kind = Perturbation::kPgd;
       p.size = spec.pgd().epsilon();
-      p.steps = spec.pgd().has_steps() ? spec.pgd().steps() : 20;
-      p.step_size = spec.pgd().has_step_size() ? spec.pgd().step_size() : 2.5 * p.size / p.steps;
+      if (spec.pgd().has_steps()) p.steps = spec.pgd().steps();
+      p.step_size = spec.pgd().step_size();  // absent: 0, Perturb's default
       if (!(p.size > 0)) return FieldError("accuracy.pgd.epsilon", "must be > 0");
       if (p.steps <= 0) return FieldError("accuracy.pgd.steps", "must be > 0");
-      if (!(p.step_size > 0)) return FieldError("accuracy.pgd.step_size", "must be > 0");
+      if (spec.pgd().has_step_size() && !(p.step_size > 0)) {
+        return FieldError("accuracy.pgd.step_size", "must be > 0");
+      }
       break;
     case ClassificationAccuracy::PERTURBATION_NOT_SET:
       break;

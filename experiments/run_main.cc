@@ -27,6 +27,8 @@ ABSL_FLAG(std::string, default_spec, "",
 ABSL_FLAG(std::string, out, "",
           "Results directory (summary.csv, <trial>/metrics.csv, <trial>/spec.textproto). "
           "Default: attnlab_results/<spec store, or name>. Relative paths resolve like --spec.");
+// Declared for --help and flag checking; the values are read from argv by SetAssignments, since
+// absl keeps only the last of a repeated flag.
 ABSL_FLAG(std::string, set, "",
           "Comma-separated FIELD=VALUE overrides of the spec, e.g. "
           "--set=training.steps=100,optimizer.lr=0.01 or "

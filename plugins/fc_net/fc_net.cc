@@ -13,32 +13,38 @@ namespace attnlab {
 namespace {
 
 // Whole-array activations: Eigen vectorizes erf (float), exp and tanh, where a per-element
-// std::erf call made GELU a fifth of a ViT step.
+// std::erf call made GELU a fifth of a ViT step. Both write into the caller's matrices, so the
+// step loop does not allocate.
 template <typename T>
-Matrix<T> Activate(plugins::FcNetConfig::Activation f, const Matrix<T>& x) {
+void Activate(plugins::FcNetConfig::Activation f, const Matrix<T>& x, Matrix<T>* out) {
   const auto a = x.array();
   switch (f) {
     case plugins::FcNetConfig::GELU:
-      return (a * T(0.5) * (1 + (a * T(M_SQRT1_2)).erf())).matrix();
+      *out = (a * T(0.5) * (1 + (a * T(M_SQRT1_2)).erf())).matrix();
+      return;
     case plugins::FcNetConfig::TANH:
-      return a.tanh().matrix();
+      *out = a.tanh().matrix();
+      return;
     default:
-      return a.max(T(0)).matrix();
+      *out = a.max(T(0)).matrix();
   }
 }
 
+// *grad (dL/d activation output) becomes dL/d activation input.
 template <typename T>
-Matrix<T> ActivateDerivative(plugins::FcNetConfig::Activation f, const Matrix<T>& x) {
+void MultiplyByDerivative(plugins::FcNetConfig::Activation f, const Matrix<T>& x,
+                          Matrix<T>* grad) {
   const auto a = x.array();
   switch (f) {
     case plugins::FcNetConfig::GELU:  // Phi(x) + x phi(x)
-      return (T(0.5) * (1 + (a * T(M_SQRT1_2)).erf()) +
-              a * (T(-0.5) * a.square()).exp() * T(0.3989422804014327))
-          .matrix();
+      grad->array() *= T(0.5) * (1 + (a * T(M_SQRT1_2)).erf()) +
+                       a * (T(-0.5) * a.square()).exp() * T(0.3989422804014327);
+      return;
     case plugins::FcNetConfig::TANH:
-      return (1 - a.tanh().square()).matrix();
+      grad->array() *= 1 - a.tanh().square();
+      return;
     default:
-      return (a > T(0)).template cast<T>().matrix();
+      grad->array() *= (a > T(0)).template cast<T>();
   }
 }
 
@@ -73,6 +79,7 @@ absl::StatusOr<Shape> FcNet<T>::Setup(const Shape& input, ExecContext& ctx) {
   }
   pre_.resize(layers - 1);
   post_.resize(layers - 1);
+  grad_.resize(layers - 1);
   return OutputShape(input);
 }
 
@@ -118,7 +125,7 @@ void FcNet<T>::Forward(const Tensor<T>& in, Tensor<T>* out, ExecContext& ctx) {
       ParallelProduct(ctx, post_[k - 1], weights_[k].value, pre_[k]);
     }
     pre_[k].rowwise() += biases_[k].value.row(0);
-    post_[k] = Activate(config_.activation(), pre_[k]);
+    Activate(config_.activation(), pre_[k], &post_[k]);
   }
   out->Resize(*OutputShape(in.shape()));
   Eigen::Map<Matrix<T>> y(out->data(), batch, config_.output_dim());
@@ -134,24 +141,27 @@ template <typename T>
 void FcNet<T>::Backward(const Tensor<T>& grad_out, Tensor<T>* grad_in, ExecContext& ctx) {
   const int batch = Rows(*input_);
   const Eigen::Map<const Matrix<T>> x(input_->data(), batch, inputs_);
-  grad_ = Eigen::Map<const Matrix<T>>(grad_out.data(), batch, config_.output_dim());
+  // dL/d(output of affine map k): the incoming gradient, then each hidden layer's own buffer
+  // (sizes stay fixed from step to step, so nothing is reallocated).
   for (size_t k = weights_.size(); k-- > 0;) {
-    // grad_ = dL/d(output of affine map k).
-    biases_[k].grad = grad_.colwise().sum();
+    const bool top = k + 1 == weights_.size();
+    const Eigen::Map<const Matrix<T>> grad(top ? grad_out.data() : grad_[k].data(), batch,
+                                           weights_[k].value.cols());
+    biases_[k].grad = grad.colwise().sum();
     if (k == 0) {
-      ParallelProduct(ctx, x.transpose(), grad_, weights_[k].grad);
-    } else {
-      ParallelProduct(ctx, post_[k - 1].transpose(), grad_, weights_[k].grad);
+      ParallelProduct(ctx, x.transpose(), grad, weights_[k].grad);
+      if (grad_in == nullptr) return;
+      grad_in->Resize(input_->shape());
+      Eigen::Map<Matrix<T>> dx(grad_in->data(), batch, inputs_);
+      ParallelProduct(ctx, grad, weights_[0].value.transpose(), dx);
+      return;
     }
-    if (k == 0) break;
-    upstream_.resize(batch, weights_[k].value.rows());
-    ParallelProduct(ctx, grad_, weights_[k].value.transpose(), upstream_);
-    grad_ = upstream_.cwiseProduct(ActivateDerivative(config_.activation(), pre_[k - 1]));
+    ParallelProduct(ctx, post_[k - 1].transpose(), grad, weights_[k].grad);
+    Matrix<T>& below = grad_[k - 1];
+    below.resize(batch, weights_[k].value.rows());
+    ParallelProduct(ctx, grad, weights_[k].value.transpose(), below);
+    MultiplyByDerivative(config_.activation(), pre_[k - 1], &below);
   }
-  if (grad_in == nullptr) return;
-  grad_in->Resize(input_->shape());
-  Eigen::Map<Matrix<T>> dx(grad_in->data(), batch, inputs_);
-  ParallelProduct(ctx, grad_, weights_[0].value.transpose(), dx);
 }
 
 template class FcNet<float>;

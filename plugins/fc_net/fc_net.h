@@ -40,7 +40,8 @@ class FcNet : public Layer<T> {
   // Forward caches: pre_[k] = the pre-activation of hidden layer k; post_[k] its activation.
   const Tensor<T>* input_ = nullptr;
   std::vector<Matrix<T>> pre_, post_;
-  Matrix<T> grad_, upstream_;  // backward scratch
+  // Backward: grad_[k] = dL/d(output of affine map k) for the hidden layers.
+  std::vector<Matrix<T>> grad_;
 };
 
 }  // namespace attnlab
