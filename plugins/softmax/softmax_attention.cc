@@ -198,7 +198,11 @@ void SoftmaxAttention<T>::Forward(const Tensor<T>& in, Tensor<T>* out, ExecConte
   }
   probs_.Resize({batch * heads_, queries, seq_len});
   concat_.resize(int64_t(batch) * queries, concat_dim());
+  if (prompt_through_w()) {
+    token_moments_.resize(batch, int64_t(1 + value_dim_) * dim_);
+  }
   ParallelFor(ctx, batch, [&](int begin, int end) {
+    Matrix<T> weights;  // this thread's scratch, see below
     for (int b = begin; b < end; ++b) {
       if (prompt_through_w()) {
         values_.middleRows(int64_t(b) * seq_len, seq_len).noalias() =
@@ -218,6 +222,21 @@ void SoftmaxAttention<T>::Forward(const Tensor<T>& in, Tensor<T>* out, ExecConte
         SoftmaxRows(a, a);
         concat_.block(int64_t(b) * queries, h * dv, queries, dv).noalias() =
             a * values_.block(int64_t(b) * seq_len, h * dv, seq_len, dv);
+      }
+      if (prompt_through_w()) {
+        // Row 0 of `weights` is a_b; row 1 + j is a_b * (V_b[:, j] - out_bj), written as the
+        // softmax backward of V_b[:, j] (its stable form).
+        const auto a = probs_.sample(b);  // 1 x T
+        weights.resize(1 + dv, seq_len);
+        weights.row(0) = a;
+        for (int j = 0; j < dv; ++j) {
+          SoftmaxRowsBackward(a, values_.block(int64_t(b) * seq_len, j, seq_len, 1).transpose(),
+                              weights.row(1 + j));
+        }
+        for (int r = 0; r <= dv; ++r) {  // row by row: Eigen's GEMM packs, its GEMV does not
+          token_moments_.row(b).segment(int64_t(r) * dim_, dim_).noalias() =
+              weights.row(r) * x.middleRows(int64_t(b) * seq_len, seq_len);
+        }
       }
     }
   });
@@ -244,6 +263,22 @@ void SoftmaxAttention<T>::Backward(const Tensor<T>& grad_out, Tensor<T>* grad_in
     ParallelProduct(ctx, g, o_.value.transpose(), grad_concat_);
   }
   const Matrix<T>& grad_concat = projected_out() ? grad_concat_ : g;
+  if (prompt_through_w() && grad_in == nullptr) {
+    // With out_b = a_b V_b and dL/dout_b = c_b (1 x value_dim): dL/dV = sum_b (X_b^T a_b^T) c_b
+    // and dL/d(W p) = scale * sum_b sum_j c_bj X_b^T (a_b * (V_b[:, j] - out_bj)), from the
+    // products Forward kept; the sums over b run in sample order (any thread count, same bits).
+    v_.grad.noalias() = token_moments_.leftCols(dim_).transpose() * grad_concat;
+    Matrix<T>& grad_query = grad_query_features_;  // 1 x d
+    grad_query.setZero(1, dim_);
+    for (int j = 0; j < dv; ++j) {
+      grad_query.noalias() += grad_concat.col(j).transpose() *
+                              token_moments_.middleCols(int64_t(1 + j) * dim_, dim_);
+    }
+    grad_query *= scale_;
+    p_.grad.noalias() = w_.value.transpose() * grad_query.transpose();
+    w_.grad.noalias() = grad_query.transpose() * p_.value.transpose();
+    return;
+  }
   grad_values_.resize(x.rows(), concat_dim());
   const Matrix<T>& key_features = prompt_through_w() ? x : key_features_;
   // With keys = X, their gradient only feeds dL/dX.

@@ -58,6 +58,10 @@ class SoftmaxAttention : public AttentionLayer<T> {
   // Backward scratch, kept to avoid allocating in the training loop.
   Matrix<T> grad_concat_, grad_key_features_, grad_query_features_, grad_values_;
   Matrix<T> grad_v_parts_;  // paper 1's form: row b is sample b's part of dL/dV, row-major
+  // Paper 1's form without dL/dX: its parameter gradients need X_b only through X_b^T a_b and
+  // X_b^T (a_b * (V_b - out_b)), taken in Forward while X_b is in cache, so that Backward does
+  // not read the whole token tensor a second time.
+  Matrix<T> token_moments_;  // B x ((1 + value_dim) d): row b is X_b^T [a_b, a_b * (V_b - out_b)]
 };
 
 }  // namespace attnlab
