@@ -6,6 +6,8 @@
 
 #include <cstdint>
 #include <random>
+#include <sstream>
+#include <string>
 
 namespace attnlab {
 
@@ -20,6 +22,19 @@ class ExecContext {
     normal_.reset();  // drop the cached second Box-Muller value
   }
   double Normal() { return normal_(rng_); }
+
+  // The random stream's exact state (the engine and the normal sampler's cached value), for
+  // checkpoints; SetRandomState returns false on text RandomState did not write.
+  std::string RandomState() const {
+    std::ostringstream out;
+    out << rng_ << ' ' << normal_;
+    return out.str();
+  }
+  bool SetRandomState(const std::string& state) {
+    std::istringstream in(state);
+    in >> rng_ >> normal_;
+    return !in.fail();
+  }
 
   // Whether data-parallel loops may use threads (ParallelFor). They run in the caller's TBB
   // arena: the runner executes a whole sweep inside one arena of --threads threads, so trials

@@ -338,6 +338,7 @@ class AccuracyEvaluator : public MetricEvaluator<T> {
   bool reads_training_forward() const override { return false; }  // runs its own passes
   absl::StatusOr<double> Evaluate(Model<T>& model, const Batch<T>& batch) override {
     const Batch<T>& data = set_ != nullptr ? *set_ : batch;
+    ctx_.Reseed(perturbation_.seed);  // the same random stream at every evaluation
     return Accuracy(model, data.inputs, data.targets, perturbation_, ctx_, samples_);
   }
 

@@ -16,19 +16,11 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "experiments/files.h"
 #include "experiments/spec_loader.h"
 
 namespace attnlab {
 namespace {
-
-absl::Status ErrnoError(const std::string& what) {
-  return absl::InternalError(absl::StrCat(what, ": ", std::strerror(errno)));
-}
-
-bool Exists(const std::string& path) {
-  struct stat st;
-  return stat(path.c_str(), &st) == 0;
-}
 
 // CSV field, quoted when it holds a comma, quote or newline.
 std::string CsvField(const std::string& field) {
@@ -43,56 +35,7 @@ std::string CsvField(const std::string& field) {
 
 std::string FormatValue(double value) { return absl::StrFormat("%.17g", value); }
 
-// Removes a file, or a directory of plain files (our trial directories and their temporaries).
-absl::Status RemoveTree(const std::string& path) {
-  if (DIR* dir = opendir(path.c_str())) {
-    std::vector<std::string> files;
-    while (const dirent* entry = readdir(dir)) {
-      const std::string name = entry->d_name;
-      if (name != "." && name != "..") files.push_back(path + "/" + name);
-    }
-    closedir(dir);
-    for (const std::string& file : files) {
-      if (unlink(file.c_str()) != 0 && errno != ENOENT) return ErrnoError("cannot remove " + file);
-    }
-    if (rmdir(path.c_str()) != 0 && errno != ENOENT) return ErrnoError("cannot remove " + path);
-    return absl::OkStatus();
-  }
-  if (unlink(path.c_str()) != 0 && errno != ENOENT) return ErrnoError("cannot remove " + path);
-  return absl::OkStatus();
-}
-
 }  // namespace
-
-absl::Status WriteFileAtomically(const std::string& path, absl::string_view contents) {
-  const std::string temporary = absl::StrCat(path, ".tmp.", getpid());
-  const int fd = open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  if (fd < 0) return ErrnoError("cannot create " + temporary);
-  size_t written = 0;
-  while (written < contents.size()) {
-    const ssize_t n = write(fd, contents.data() + written, contents.size() - written);
-    if (n < 0) {
-      close(fd);
-      return ErrnoError("cannot write " + temporary);
-    }
-    written += static_cast<size_t>(n);
-  }
-  if (fsync(fd) != 0 || close(fd) != 0) return ErrnoError("cannot flush " + temporary);
-  if (rename(temporary.c_str(), path.c_str()) != 0) return ErrnoError("cannot rename to " + path);
-  return absl::OkStatus();
-}
-
-absl::Status MakeDirectories(const std::string& path) {
-  std::string prefix;
-  for (absl::string_view part : absl::StrSplit(path, '/')) {
-    absl::StrAppend(&prefix, part, "/");
-    if (part.empty() || part == ".") continue;
-    if (mkdir(prefix.c_str(), 0755) != 0 && errno != EEXIST) {
-      return ErrnoError("cannot create directory " + prefix);
-    }
-  }
-  return absl::OkStatus();
-}
 
 std::string MetricsCsv(const TrialResult& result) {
   std::string csv = "step,metric,value\n";
@@ -127,11 +70,10 @@ absl::StatusOr<TrialResult> ParseMetricsCsv(absl::string_view csv, const std::st
 
 absl::StatusOr<std::optional<TrialResult>> ResultsStore::Load(const std::string& id) const {
   const std::string path = TrialDir(id) + "/metrics.csv";
-  if (!Exists(path)) return std::optional<TrialResult>();
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  absl::StatusOr<TrialResult> result = ParseMetricsCsv(text.str(), path);
+  absl::StatusOr<std::string> text = ReadFile(path);
+  if (absl::IsNotFound(text.status())) return std::optional<TrialResult>();
+  if (!text.ok()) return text.status();
+  absl::StatusOr<TrialResult> result = ParseMetricsCsv(*text, path);
   if (!result.ok()) return result.status();
   return std::optional<TrialResult>(std::move(*result));
 }
@@ -173,7 +115,7 @@ absl::Status ResultsStore::Save(const Trial& trial, const TrialResult& result) c
   if (rename(temporary.c_str(), final_dir.c_str()) != 0) {
     return ErrnoError("cannot rename " + temporary + " to " + final_dir);
   }
-  return absl::OkStatus();
+  return RemoveTree(CheckpointPath(trial.id));  // finished: the result supersedes it
 }
 
 absl::Status ResultsStore::WriteSummary(const std::vector<std::string>& sweep_columns,

@@ -4,6 +4,7 @@
 //   DIR/summary.csv               one row per trial: id, swept values, status, final metrics
 //   DIR/<trial id>/metrics.csv    step,metric,value
 //   DIR/<trial id>/spec.textproto the resolved spec of the trial
+//   DIR/.<trial id>.checkpoint    an unfinished trial's checkpoint (see TrialRunner::Run)
 #ifndef ATTNLAB_EXPERIMENTS_RESULTS_STORE_H_
 #define ATTNLAB_EXPERIMENTS_RESULTS_STORE_H_
 
@@ -19,13 +20,6 @@
 
 namespace attnlab {
 
-// Writes `contents` to a temporary file beside `path`, then renames it over `path`: readers see
-// the old file or the new one, never half of one.
-absl::Status WriteFileAtomically(const std::string& path, absl::string_view contents);
-
-// mkdir -p.
-absl::Status MakeDirectories(const std::string& path);
-
 // The metrics.csv text of a result, and back. Values print with 17 significant digits, so
 // they read back bit-identical.
 std::string MetricsCsv(const TrialResult& result);
@@ -37,6 +31,8 @@ class ResultsStore {
 
   const std::string& dir() const { return dir_; }
   std::string TrialDir(const std::string& id) const { return dir_ + "/" + id; }
+  // Where an unfinished trial keeps its checkpoint; Save removes it.
+  std::string CheckpointPath(const std::string& id) const { return dir_ + "/." + id + ".checkpoint"; }
 
   // The finished result of a trial, or nullopt if it has none.
   absl::StatusOr<std::optional<TrialResult>> Load(const std::string& id) const;

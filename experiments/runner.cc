@@ -13,6 +13,7 @@
 #include "attention/field_error.h"
 #include "attention/status_macros.h"
 #include "experiments/cluster.h"
+#include "experiments/files.h"
 #include "experiments/progress_board.h"
 #include "experiments/statistics.h"
 #include "tbb/parallel_for.h"
@@ -136,7 +137,9 @@ absl::StatusOr<ExperimentResult> RunExperiment(const ParsedSpec& parsed,
         absl::StatusOr<TrialResult> result = [&]() -> absl::StatusOr<TrialResult> {
           auto runner = TrialRunner::Create(trial.spec, options.threads, parsed.directory);
           if (!runner.ok()) return runner.status();
-          return (*runner)->Run([&](const Progress& p) { board.Update(i, trial.id, p); });
+          RETURN_IF_ERROR(MakeDirectories(store.dir()));
+          return (*runner)->Run([&](const Progress& p) { board.Update(i, trial.id, p); },
+                                store.CheckpointPath(trial.id));
         }();
         if (!result.ok()) {
           out.errors[i] = std::string(result.status().message());
@@ -145,7 +148,12 @@ absl::StatusOr<ExperimentResult> RunExperiment(const ParsedSpec& parsed,
         }
         io_errors[i] = store.Save(trial, *result);
         out.results[i] = std::move(*result);
-        board.Finish(i, label, absl::StrFormat("done, loss %.6g", out.results[i]->Final("loss")),
+        const int64_t resumed = out.results[i]->resumed_at_step;
+        board.Finish(i, label,
+                     absl::StrFormat("done, loss %.6g%s", out.results[i]->Final("loss"),
+                                     resumed > 0 ? absl::StrCat(" (resumed at step ", resumed,
+                                                                " from its checkpoint)")
+                                                 : ""),
                      seconds());
       });
     });

@@ -97,6 +97,15 @@ std::string PrintSpec(const ExperimentSpec& spec) {
   return text;
 }
 
+ExperimentSpec ResultDeterminingSpec(ExperimentSpec spec) {
+  spec.clear_name();
+  spec.clear_description();
+  spec.clear_report();
+  spec.clear_store();
+  if (spec.has_training()) spec.mutable_training()->clear_checkpoint_seconds();
+  return spec;
+}
+
 absl::StatusOr<ParsedSpec> ReadSpecFile(const std::string& path) {
   std::ifstream in(path);
   if (!in) {

@@ -51,6 +51,10 @@ absl::StatusOr<ParsedSpec> ParseSpecText(absl::string_view text, const std::stri
 // would write it: what <trial>/spec.textproto holds and what trial ids hash.
 std::string PrintSpec(const ExperimentSpec& spec);
 
+// The spec without the fields that do not change a trial's results (name, description,
+// report, store, training.checkpoint_seconds): what trial ids hash and checkpoints compare.
+ExperimentSpec ResultDeterminingSpec(ExperimentSpec spec);
+
 // As ParseSpecText; a missing or unreadable file is NotFound "file: cannot read spec file (...)".
 absl::StatusOr<ParsedSpec> ReadSpecFile(const std::string& path);
 

@@ -24,12 +24,9 @@ uint64_t Fnv1a(const std::string& bytes) {
 }
 
 // Only what decides the trial's result enters the id.
-std::string TrialId(ExperimentSpec resolved) {
-  resolved.clear_name();
-  resolved.clear_description();
-  resolved.clear_report();
-  resolved.clear_store();
-  return absl::StrFormat("%012x", Fnv1a(PrintSpec(resolved)) & 0xffffffffffffull);
+std::string TrialId(const ExperimentSpec& resolved) {
+  return absl::StrFormat("%012x",
+                         Fnv1a(PrintSpec(ResultDeterminingSpec(resolved))) & 0xffffffffffffull);
 }
 
 }  // namespace

@@ -13,8 +13,8 @@
 namespace attnlab {
 
 struct Trial {
-  // Content address: 12 hex digits of a hash of the resolved spec without its name,
-  // description, report and store (which do not change results). Equal specs, equal ids, so a
+  // Content address: 12 hex digits of a hash of the resolved spec's ResultDeterminingSpec
+  // (spec_loader.h). Equal specs, equal ids, so a
   // rerun, or another spec sharing the trial, finds it finished.
   std::string id;
   // The spec with this trial's values applied, training.seed set, and no sweep.

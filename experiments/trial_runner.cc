@@ -11,7 +11,10 @@
 #include "attention/model.h"
 #include "attention/status_macros.h"
 #include "datasets/dataset.h"
+#include "attention/state_io.h"
+#include "experiments/files.h"
 #include "experiments/metric_evaluator.h"
+#include "experiments/spec_loader.h"
 #include "solvers/optimizer.h"
 
 namespace attnlab {
@@ -41,6 +44,10 @@ absl::Status ValidateTraining(const ExperimentSpec& spec, bool stream) {
     return FieldError("training.batch_size", "a streaming dataset needs batch_size > 0");
   }
   if (training.log_every() < 0) return FieldError("training.log_every", "must be >= 0");
+  if (training.has_checkpoint_seconds() &&
+      !(training.checkpoint_seconds() >= 0 && std::isfinite(training.checkpoint_seconds()))) {
+    return FieldError("training.checkpoint_seconds", "must be a finite number >= 0");
+  }
   for (int64_t step : training.log_step()) {
     if (step < 0 || step > training.steps()) {
       return FieldError("training.log_step",
@@ -126,14 +133,20 @@ class TypedTrialRunner : public TrialRunner {
     return std::unique_ptr<TrialRunner>(std::move(runner));
   }
 
-  absl::StatusOr<TrialResult> Run(const std::function<void(const Progress&)>& progress) override {
+  absl::StatusOr<TrialResult> Run(const std::function<void(const Progress&)>& progress,
+                                  const std::string& checkpoint) override {
     const TrainingSpec& training = spec_.training();
     const std::set<int64_t> log_steps = LoggedSteps(training);
     TrialResult result;
     Batch<T> minibatch;
     double last_loss = std::numeric_limits<double>::quiet_NaN();
-    auto last_report = std::chrono::steady_clock::now();
-    for (int64_t step = 0;; ++step) {
+    if (!checkpoint.empty()) {
+      ASSIGN_OR_RETURN(result.resumed_at_step, Restore(checkpoint, &result, &last_loss));
+    }
+    const std::chrono::duration<double> checkpoint_interval(
+        training.has_checkpoint_seconds() ? training.checkpoint_seconds() : 60.0);
+    auto last_report = std::chrono::steady_clock::now(), last_checkpoint = last_report;
+    for (int64_t step = result.resumed_at_step;; ++step) {
       const Batch<T>* batch = dataset_->train();
       if (training.batch_size() > 0) {
         dataset_->Next(training.batch_size(), ctx_.rng(), &minibatch);
@@ -164,6 +177,11 @@ class TypedTrialRunner : public TrialRunner {
       if (log) RETURN_IF_ERROR(EvaluateMetrics(step, /*training_forward=*/false, *batch, &result));
       if (step == training.steps()) break;
       optimizer_->Step(model_->parameters(), step);
+      if (!checkpoint.empty() &&
+          std::chrono::steady_clock::now() - last_checkpoint >= checkpoint_interval) {
+        RETURN_IF_ERROR(Save(checkpoint, step + 1, result, last_loss));
+        last_checkpoint = std::chrono::steady_clock::now();
+      }
     }
     return result;
   }
@@ -171,6 +189,67 @@ class TypedTrialRunner : public TrialRunner {
   const std::vector<std::string>& metric_names() const override { return names_; }
 
  private:
+  // A checkpoint: the spec it belongs to, the step to go on with, the metrics so far, the
+  // random stream, the parameters and the optimizer's state.
+  absl::Status Save(const std::string& path, int64_t next_step, const TrialResult& result,
+                    double last_loss) const {
+    StateWriter out;
+    out.String(kCheckpointMagic);
+    out.String(PrintSpec(ResultDeterminingSpec(spec_)));
+    out.Int(next_step);
+    out.Double(last_loss);
+    out.Int(static_cast<int64_t>(result.points.size()));
+    for (const MetricPoint& point : result.points) {
+      out.Int(point.step);
+      out.String(point.metric);
+      out.Double(point.value);
+    }
+    out.String(ctx_.RandomState());
+    for (const Parameter<T>* param : model_->parameters()) out.Write(param->value);
+    optimizer_->SaveState(&out);
+    return WriteFileAtomically(path, out.bytes());
+  }
+
+  // Restores a checkpoint Save wrote; returns the step to go on with (0 when there is none).
+  absl::StatusOr<int64_t> Restore(const std::string& path, TrialResult* result,
+                                  double* last_loss) {
+    absl::StatusOr<std::string> bytes = ReadFile(path);
+    if (absl::IsNotFound(bytes.status())) return 0;
+    if (!bytes.ok()) return bytes.status();
+    StateReader in(*bytes, absl::StrCat("checkpoint ", path));
+    ASSIGN_OR_RETURN(const std::string magic, in.String());
+    if (magic != kCheckpointMagic) return in.Error("not an attnlab checkpoint");
+    ASSIGN_OR_RETURN(const std::string spec, in.String());
+    if (spec != PrintSpec(ResultDeterminingSpec(spec_))) {
+      return in.Error("written for another spec of this trial; delete it to start over");
+    }
+    ASSIGN_OR_RETURN(const int64_t next_step, in.Int());
+    if (next_step < 1 || next_step > spec_.training().steps()) {
+      return in.Error(absl::StrCat("step ", next_step, " is not in 1..", spec_.training().steps()));
+    }
+    ASSIGN_OR_RETURN(*last_loss, in.Double());
+    ASSIGN_OR_RETURN(const int64_t points, in.Int());
+    if (points < 0) return in.Error("a negative number of metric values");
+    result->points.clear();
+    for (int64_t i = 0; i < points; ++i) {
+      MetricPoint point;
+      ASSIGN_OR_RETURN(point.step, in.Int());
+      ASSIGN_OR_RETURN(point.metric, in.String());
+      ASSIGN_OR_RETURN(point.value, in.Double());
+      result->points.push_back(std::move(point));
+    }
+    ASSIGN_OR_RETURN(const std::string random_state, in.String());
+    if (!ctx_.SetRandomState(random_state)) return in.Error("unreadable random state");
+    for (Parameter<T>* param : model_->parameters()) {
+      RETURN_IF_ERROR(in.Read(param->name, &param->value));
+    }
+    RETURN_IF_ERROR(optimizer_->RestoreState(model_->parameters(), &in));
+    if (!in.done()) return in.Error("unexpected bytes after the optimizer state");
+    return next_step;
+  }
+
+  static constexpr char kCheckpointMagic[] = "attnlab trial checkpoint v1";
+
   // The divergence guard's error: the trial stops (and is recorded as failed) at the step
   // where the loss or a gradient went NaN or Inf, naming where it started.
   absl::Status Diverged(int64_t step, const std::string& what) const {

@@ -27,6 +27,8 @@ struct TrialResult {
   double At(int64_t step, const std::string& metric) const;
   // The value at the last logged step, or NaN.
   double Final(const std::string& metric) const;
+  // The step this run resumed at from a checkpoint; 0 when it trained from the start.
+  int64_t resumed_at_step = 0;
 };
 
 struct Progress {
@@ -49,8 +51,11 @@ class TrialRunner {
                                                              int threads = 1,
                                                              const std::string& base_dir = "");
 
-  // Trains; `progress` (may be empty) is called now and then from this thread.
-  virtual absl::StatusOr<TrialResult> Run(const std::function<void(const Progress&)>& progress) = 0;
+  // Trains; `progress` (may be empty) is called now and then from this thread. With a
+  // `checkpoint` path, resumes from the checkpoint there if there is one, and saves one every
+  // training.checkpoint_seconds (atomically). A checkpoint of another spec is an error.
+  virtual absl::StatusOr<TrialResult> Run(const std::function<void(const Progress&)>& progress,
+                                          const std::string& checkpoint = "") = 0;
 
   // "loss" and the spec's metric names, in column order.
   virtual const std::vector<std::string>& metric_names() const = 0;

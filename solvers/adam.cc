@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "attention/status_macros.h"
+
 namespace attnlab {
 
 template <typename T>
@@ -39,6 +41,21 @@ void AdamOptimizer<T>::Apply(const std::vector<Parameter<T>*>& params, T lr) {
     p.value.array() -= (lr / correction1) * m_[i].array() /
                        ((v_[i].array() / correction2).sqrt() + eps_);
   }
+}
+
+template <typename T>
+void AdamOptimizer<T>::SaveState(StateWriter* out) const {
+  out->Int(t_);
+  this->SaveMatrices(m_, out);
+  this->SaveMatrices(v_, out);
+}
+
+template <typename T>
+absl::Status AdamOptimizer<T>::RestoreState(const std::vector<Parameter<T>*>& params,
+                                            StateReader* in) {
+  ASSIGN_OR_RETURN(t_, in->Int());
+  RETURN_IF_ERROR(this->RestoreMatrices(params, &m_, in));
+  return this->RestoreMatrices(params, &v_, in);
 }
 
 template class AdamOptimizer<float>;

@@ -13,6 +13,8 @@ template <typename T>
 class AdamOptimizer : public Optimizer<T> {
  public:
   AdamOptimizer(const OptimizerSpec& spec, const Adam& config, bool decoupled);
+  void SaveState(StateWriter* out) const override;
+  absl::Status RestoreState(const std::vector<Parameter<T>*>& params, StateReader* in) override;
 
  protected:
   void Apply(const std::vector<Parameter<T>*>& params, T lr) override;

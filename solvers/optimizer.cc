@@ -2,7 +2,9 @@
 
 #include <cmath>
 
+#include "absl/strings/str_cat.h"
 #include "attention/field_error.h"
+#include "attention/status_macros.h"
 #include "solvers/adam.h"
 #include "solvers/normalized_gd.h"
 #include "solvers/schedule.h"
@@ -13,6 +15,29 @@ namespace attnlab {
 template <typename T>
 void Optimizer<T>::Step(const std::vector<Parameter<T>*>& params, int64_t step) {
   Apply(params, static_cast<T>(LearningRate(step)));
+}
+
+template <typename T>
+void Optimizer<T>::SaveMatrices(const std::vector<Matrix<T>>& state, StateWriter* out) {
+  out->Int(static_cast<int64_t>(state.size()));
+  for (const Matrix<T>& m : state) out->Write(m);
+}
+
+template <typename T>
+absl::Status Optimizer<T>::RestoreMatrices(const std::vector<Parameter<T>*>& params,
+                                           std::vector<Matrix<T>>* state, StateReader* in) {
+  ASSIGN_OR_RETURN(const int64_t count, in->Int());
+  state->clear();
+  if (count == 0) return absl::OkStatus();  // saved before the first step
+  if (count != static_cast<int64_t>(params.size())) {
+    return in->Error(absl::StrCat("optimizer state for ", count, " parameters, the model has ",
+                                  params.size()));
+  }
+  for (const Parameter<T>* p : params) {
+    state->push_back(Matrix<T>::Zero(p->value.rows(), p->value.cols()));
+    RETURN_IF_ERROR(in->Read(absl::StrCat("optimizer state of ", p->name), &state->back()));
+  }
+  return absl::OkStatus();
 }
 
 template <typename T>

@@ -9,6 +9,7 @@
 
 #include "absl/status/statusor.h"
 #include "attention/parameter.h"
+#include "attention/state_io.h"
 #include "solvers/optimizer.pb.h"
 
 namespace attnlab {
@@ -26,8 +27,21 @@ class Optimizer {
   // The learning rate the schedule gives at `step`.
   double LearningRate(int64_t step) const;
 
+  // The optimizer's own state (moments, velocities, step counts) for checkpoints. Restore
+  // takes the parameter list Step gets, to check the saved shapes against it.
+  virtual void SaveState(StateWriter* /*out*/) const {}
+  virtual absl::Status RestoreState(const std::vector<Parameter<T>*>& /*params*/,
+                                    StateReader* /*in*/) {
+    return absl::OkStatus();
+  }
+
  protected:
   virtual void Apply(const std::vector<Parameter<T>*>& params, T lr) = 0;
+
+  // Per-parameter state matrices (empty before the first step), saved and restored.
+  static void SaveMatrices(const std::vector<Matrix<T>>& state, StateWriter* out);
+  static absl::Status RestoreMatrices(const std::vector<Parameter<T>*>& params,
+                                      std::vector<Matrix<T>>* state, StateReader* in);
 
  private:
   OptimizerSpec spec_;

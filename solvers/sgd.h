@@ -13,6 +13,10 @@ class SgdOptimizer : public Optimizer<T> {
  public:
   SgdOptimizer(const OptimizerSpec& spec, const Sgd& config)
       : Optimizer<T>(spec), config_(config) {}
+  void SaveState(StateWriter* out) const override { this->SaveMatrices(velocity_, out); }
+  absl::Status RestoreState(const std::vector<Parameter<T>*>& params, StateReader* in) override {
+    return this->RestoreMatrices(params, &velocity_, in);
+  }
 
  protected:
   void Apply(const std::vector<Parameter<T>*>& params, T lr) override;
