@@ -69,6 +69,22 @@ TEST(ImageFilesTest, Cifar10ErrorsNameTheFile) {
   EXPECT_NE(status.message().find("absent.bin: cannot read"), std::string::npos) << status;
 }
 
+// Findings of datasets/fuzz/idx_fuzzer, kept: sizes whose product wraps past 2^64 (4 x 2^31 x
+// 2^31 "matched" an empty file) and images without pixels.
+TEST(ImageFilesTest, IdxHeadersThatLieAboutSizes) {
+  const std::string labels = BigEndian(0x801) + BigEndian(4) + std::string("\x01\x02\x03\x04", 4);
+  WriteFile(TempPath("labels4.idx"), labels);
+  WriteFile(TempPath("wrap.idx"),
+            BigEndian(0x803) + BigEndian(4) + BigEndian(1u << 31) + BigEndian(1u << 31));
+  absl::Status status = ReadIdx(TempPath("wrap.idx"), TempPath("labels4.idx"), 0).status();
+  EXPECT_NE(status.message().find("wrap.idx: the header's sizes multiply past 2^64 bytes"),
+            std::string::npos) << status;
+  WriteFile(TempPath("flat.idx"), BigEndian(0x803) + BigEndian(4) + BigEndian(0) + BigEndian(5));
+  status = ReadIdx(TempPath("flat.idx"), TempPath("labels4.idx"), 0).status();
+  EXPECT_NE(status.message().find("flat.idx: images of 0 x 5 pixels (each side must be 1 to"),
+            std::string::npos) << status;
+}
+
 TEST(ImageFilesTest, IdxPlainAndGzip) {
   // Two 2 x 3 images.
   const std::string pixels = BigEndian(0x803) + BigEndian(2) + BigEndian(2) + BigEndian(3) +

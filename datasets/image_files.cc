@@ -54,9 +54,14 @@ absl::StatusOr<std::vector<uint32_t>> IdxDimensions(const std::string& data, int
   }
   std::vector<uint32_t> sizes;
   uint64_t total = 1;
+  bool overflow = false;  // three 32-bit sizes can exceed 64 bits, and wrap to a small product
   for (int d = 0; d < dims; ++d) {
     sizes.push_back(BigEndian(data, 4 + 4 * d));
-    total *= sizes.back();
+    overflow |= __builtin_mul_overflow(total, uint64_t{sizes.back()}, &total);
+  }
+  if (overflow) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": the header's sizes multiply past 2^64 bytes"));
   }
   if (data.size() - header != total) {
     return absl::DataLossError(absl::StrCat(path, ": the header promises ", total,
@@ -119,6 +124,15 @@ absl::StatusOr<LabeledImages> ReadIdx(const std::string& images_path,
     return absl::InvalidArgumentError(absl::StrCat(labels_path, " holds ", (*label_dims)[0],
                                                    " labels for the ", (*image_dims)[0],
                                                    " images of ", images_path));
+  }
+  constexpr uint32_t kMaxSide = 1 << 15;
+  for (uint32_t side : {(*image_dims)[1], (*image_dims)[2]}) {
+    if (side < 1 || side > kMaxSide) {
+      return absl::InvalidArgumentError(absl::StrCat(images_path, ": images of ", (*image_dims)[1],
+                                                     " x ", (*image_dims)[2],
+                                                     " pixels (each side must be 1 to ",
+                                                     kMaxSide, ")"));
+    }
   }
   LabeledImages images;
   images.height = static_cast<int>((*image_dims)[1]);

@@ -22,12 +22,6 @@
 namespace attnlab {
 namespace {
 
-std::string TrialLabel(const Trial& trial) {
-  std::vector<std::string> parts;
-  for (const auto& [column, value] : trial.labels) parts.push_back(column + "=" + value);
-  return absl::StrJoin(parts, " ");
-}
-
 absl::Status SpecError(const SpecLocator& locator, const absl::Status& status,
                        const std::string& context = "") {
   // NotFound (a missing data file) keeps its code; every other spec problem is InvalidArgument.

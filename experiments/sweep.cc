@@ -1,7 +1,10 @@
 #include "experiments/sweep.h"
 
+#include <map>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "attention/field_error.h"
 #include "experiments/field_path.h"
 #include "experiments/spec_loader.h"
@@ -38,6 +41,12 @@ std::vector<std::string> SweepColumns(const ExperimentSpec& spec) {
   return columns;
 }
 
+std::string TrialLabel(const Trial& trial) {
+  std::vector<std::string> parts;
+  for (const auto& [column, value] : trial.labels) parts.push_back(column + "=" + value);
+  return absl::StrJoin(parts, " ");
+}
+
 absl::StatusOr<std::vector<Trial>> ExpandSweep(const ExperimentSpec& spec) {
   const SweepSpec& sweep = spec.sweep();
   for (int a = 0; a < sweep.axis_size(); ++a) {
@@ -53,10 +62,20 @@ absl::StatusOr<std::vector<Trial>> ExpandSweep(const ExperimentSpec& spec) {
   }
   std::vector<uint64_t> seeds(sweep.seed().begin(), sweep.seed().end());
   if (seeds.empty()) seeds.push_back(spec.training().seed());
+  // The grid's size before building it: a few long axes multiply past any memory.
+  uint64_t count = seeds.size();
+  for (const SweepSpec::Axis& axis : sweep.axis()) {
+    if (__builtin_mul_overflow(count, uint64_t(axis.value_size()), &count)) count = UINT64_MAX;
+  }
+  if (count > kMaxTrials) {
+    return FieldError("sweep", absl::StrCat("the grid has ", count == UINT64_MAX ? "over 2^64" :
+                                            absl::StrCat(count), " trials; at most ", kMaxTrials));
+  }
 
   ExperimentSpec base = spec;
   base.clear_sweep();
   std::vector<Trial> trials;
+  std::map<std::string, size_t> index_of_id;  // two equal trials would share one store entry
   std::vector<int> choice(sweep.axis_size(), 0);
   for (;;) {
     Trial point;
@@ -76,6 +95,11 @@ absl::StatusOr<std::vector<Trial>> ExpandSweep(const ExperimentSpec& spec) {
       trial.spec.mutable_training()->set_seed(seed);
       trial.labels.emplace_back("seed", absl::StrCat(seed));
       trial.id = TrialId(trial.spec);
+      if (auto [it, fresh] = index_of_id.emplace(trial.id, trials.size()); !fresh) {
+        return FieldError("sweep", absl::StrCat("trials ", TrialLabel(trials[it->second]),
+                                                " and ", TrialLabel(trial),
+                                                " are the same spec: a value is repeated"));
+      }
       trials.push_back(std::move(trial));
     }
     // Next grid point, last axis fastest.

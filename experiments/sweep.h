@@ -23,9 +23,16 @@ struct Trial {
   std::vector<std::pair<std::string, std::string>> labels;
 };
 
+// The most trials one spec may expand to.
+constexpr uint64_t kMaxTrials = 100000;
+
 // In grid order (the last axis varies fastest, seeds innermost). Errors are FieldErrors
-// ("sweep.axis[1].value[2]: ...").
+// ("sweep.axis[1].value[2]: ..."); a grid of more than kMaxTrials trials, or two trials that
+// are the same spec (a repeated value or seed), is an error.
 absl::StatusOr<std::vector<Trial>> ExpandSweep(const ExperimentSpec& spec);
+
+// "lr=0.1 seed=2": the trial's labels.
+std::string TrialLabel(const Trial& trial);
 
 // Column names of Trial::labels, in order.
 std::vector<std::string> SweepColumns(const ExperimentSpec& spec);

@@ -66,5 +66,28 @@ TEST(SweepTest, BadValuesNameTheAxisValue) {
   EXPECT_EQ(ErrorField(trials.status()), "sweep.axis[0].label");
 }
 
+// Findings of the sweep fuzzer, kept: a grid of 20 axes x 10 values ran until memory ran out,
+// and a repeated value gave two trials one store entry (their writes raced).
+TEST(SweepTest, HugeGridsAndRepeatedTrialsAreErrors) {
+  std::string text = "optimizer { gd {} lr: 0.1 } sweep {";
+  for (int a = 0; a < 20; ++a) {
+    text += R"pb( axis { field: "optimizer.lr" value: [ "1", "2", "3", "4", "5", "6", "7", "8", "9", "10" ] })pb";
+  }
+  auto trials = ExpandSweep(Parse(text + "}"));
+  EXPECT_EQ(ErrorField(trials.status()), "sweep");
+  EXPECT_NE(trials.status().message().find("the grid has over 2^64 trials; at most 100000"),
+            std::string::npos) << trials.status();
+  trials = ExpandSweep(Parse(R"pb(
+    optimizer { gd {} lr: 0.1 }
+    sweep { axis { field: "optimizer.lr" value: [ "0.5", "1", "1.0" ] } seed: [ 1, 2 ] })pb"));
+  EXPECT_EQ(ErrorField(trials.status()), "sweep");
+  EXPECT_NE(trials.status().message().find(
+                "trials optimizer.lr=1 seed=1 and optimizer.lr=1.0 seed=1 are the same spec"),
+            std::string::npos) << trials.status();
+  trials = ExpandSweep(Parse(R"pb(sweep { seed: [ 3, 4, 3 ] })pb"));
+  EXPECT_NE(trials.status().message().find("trials seed=3 and seed=3 are the same spec"),
+            std::string::npos) << trials.status();
+}
+
 }  // namespace
 }  // namespace attnlab
