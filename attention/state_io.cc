@@ -56,7 +56,8 @@ absl::StatusOr<std::string> StateReader::String() {
   absl::StatusOr<int64_t> size = Int();
   if (!size.ok()) return size.status();
   if (*size < 0 || static_cast<uint64_t>(*size) > rest_.size()) {
-    return Error(absl::StrCat("a string of ", *size, " bytes, ", rest_.size(), " left"));
+    return Error(absl::StrCat("truncated: a string of ", *size, " bytes, ", rest_.size(),
+                              " left"));
   }
   std::string value(rest_.substr(0, *size));
   rest_.remove_prefix(*size);

@@ -31,7 +31,8 @@ class StateWriter {
 
 class StateReader {
  public:
-  // `what` names the source in errors ("checkpoint /out/.t0.checkpoint").
+  // `bytes` must outlive the reader; `what` names the source in errors ("checkpoint
+  // /out/.t0.checkpoint").
   StateReader(absl::string_view bytes, std::string what) : rest_(bytes), what_(std::move(what)) {}
 
   absl::StatusOr<int64_t> Int();

@@ -141,7 +141,13 @@ class TypedTrialRunner : public TrialRunner {
     Batch<T> minibatch;
     double last_loss = std::numeric_limits<double>::quiet_NaN();
     if (!checkpoint.empty()) {
-      ASSIGN_OR_RETURN(result.resumed_at_step, Restore(checkpoint, &result, &last_loss));
+      absl::StatusOr<int64_t> resumed = Restore(checkpoint, &result, &last_loss);
+      if (!resumed.ok()) {
+        return absl::Status(resumed.status().code(),
+                            absl::StrCat(resumed.status().message(),
+                                         " (delete the checkpoint to start the trial over)"));
+      }
+      result.resumed_at_step = *resumed;
     }
     const std::chrono::duration<double> checkpoint_interval(
         training.has_checkpoint_seconds() ? training.checkpoint_seconds() : 60.0);
@@ -221,7 +227,7 @@ class TypedTrialRunner : public TrialRunner {
     if (magic != kCheckpointMagic) return in.Error("not an attnlab checkpoint");
     ASSIGN_OR_RETURN(const std::string spec, in.String());
     if (spec != PrintSpec(ResultDeterminingSpec(spec_))) {
-      return in.Error("written for another spec of this trial; delete it to start over");
+      return in.Error("written for another spec of this trial");
     }
     ASSIGN_OR_RETURN(const int64_t next_step, in.Int());
     if (next_step < 1 || next_step > spec_.training().steps()) {
