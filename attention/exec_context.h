@@ -42,12 +42,16 @@ class ExecContext {
   int threads() const { return threads_; }
   bool training() const { return training_; }
   void set_training(bool training) { training_ = training; }
+  // Whether layers with a CUDA path use it (ModelSpec.device: CUDA, checked by Model::Create).
+  bool cuda() const { return cuda_; }
+  void set_cuda(bool cuda) { cuda_ = cuda; }
 
  private:
   std::mt19937_64 rng_;
   std::normal_distribution<double> normal_;
   int threads_;
   bool training_ = true;
+  bool cuda_ = false;
 };
 
 }  // namespace attnlab

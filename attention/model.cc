@@ -2,11 +2,13 @@
 
 #include <functional>
 #include <set>
+#include <type_traits>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "attention/attention_layer.h"
+#include "attention/cuda/device.h"
 #include "attention/field_error.h"
 #include "attention/plugin_registry.h"
 #include "attention/status_macros.h"
@@ -19,6 +21,15 @@ absl::StatusOr<std::unique_ptr<Model<T>>> Model<T>::Create(const ModelSpec& spec
                                                            const Shape& target_shape,
                                                            ExecContext& ctx) {
   if (spec.layer_size() == 0) return FieldError("layer", "a model needs at least one layer");
+  if (spec.device() == ModelSpec::CUDA) {
+    if (absl::Status status = CudaAvailable(); !status.ok()) {
+      return FieldError("device", std::string(status.message()));
+    }
+    if (!std::is_same_v<T, float>) {
+      return FieldError("device", "the CUDA kernels are float32: set dtype: FLOAT");
+    }
+  }
+  ctx.set_cuda(spec.device() == ModelSpec::CUDA);
   std::unique_ptr<Model<T>> model(new Model<T>());
   std::set<std::string> names;
   Shape shape = input_shape;

@@ -224,7 +224,13 @@ std::string SummaryTable(const ExperimentSpec& spec, const ExperimentResult& res
     if (steps.empty()) steps.push_back(trial.spec.training().steps());
     return steps;
   };
-  std::vector<std::string> columns = SweepColumns(spec);
+  // The columns the trials carry (a table of another spec's trials stays rectangular).
+  std::vector<std::string> columns;
+  if (result.trials.empty()) columns = SweepColumns(spec);
+  for (const auto& label : result.trials.empty() ? std::vector<std::pair<std::string, std::string>>()
+                                                 : result.trials[0].labels) {
+    columns.push_back(label.first);
+  }
   std::vector<std::vector<std::string>> rows;
   if (!spec.report().aggregate_seeds()) {
     std::vector<std::string> header = {"trial"};

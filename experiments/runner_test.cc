@@ -78,8 +78,14 @@ TEST_F(RunnerTest, WritesTheOutputContract) {
   EXPECT_NE(metrics.find("\n20,corr,"), std::string::npos);
   EXPECT_NE(Read(dir + "/" + id + "/spec.textproto").find("value: 1"), std::string::npos);
   // The table shows every report step of every trial.
-  const std::string table = SummaryTable(ExperimentSpec(), *result);
-  EXPECT_NE(table.find("trial"), std::string::npos);
+  const std::string table = SummaryTable(ParseSpecText(kSpec, "spec")->spec, *result);
+  EXPECT_EQ(table.substr(0, table.find('\n')).substr(0, 5), "trial");
+  EXPECT_NE(table.find("p0"), std::string::npos) << table;
+  EXPECT_NE(table.find(id), std::string::npos) << table;
+  // A spec without the sweep (ASan found the table reading past its header): still one
+  // column per label.
+  const std::string plain = SummaryTable(ExperimentSpec(), *result);
+  EXPECT_NE(plain.find("p0"), std::string::npos) << plain;
 }
 
 TEST_F(RunnerTest, RerunReusesFinishedTrialsBitIdentically) {

@@ -2,6 +2,8 @@
 
 #include <cmath>
 #include <limits>
+#include <memory>
+#include <type_traits>
 
 #include "absl/strings/str_cat.h"
 #include "attention/field_error.h"
@@ -198,6 +200,13 @@ void SoftmaxAttention<T>::Forward(const Tensor<T>& in, Tensor<T>* out, ExecConte
   }
   probs_.Resize({batch * heads_, queries, seq_len});
   concat_.resize(int64_t(batch) * queries, concat_dim());
+  if constexpr (std::is_same_v<T, float>) {
+    if (ctx.cuda() && !prompt_through_w()) {
+      ForwardOnGpu(key_features, batch, seq_len, queries);
+      FinishForward(in, out, ctx);
+      return;
+    }
+  }
   if (prompt_through_w()) {
     token_moments_.resize(batch, int64_t(1 + value_dim_) * dim_);
   }
@@ -240,12 +249,77 @@ void SoftmaxAttention<T>::Forward(const Tensor<T>& in, Tensor<T>* out, ExecConte
       }
     }
   });
+  FinishForward(in, out, ctx);
+}
+
+template <typename T>
+void SoftmaxAttention<T>::FinishForward(const Tensor<T>& in, Tensor<T>* out, ExecContext& ctx) {
   out->Resize(*OutputShape(in.shape()));
   if (projected_out()) {
     ParallelProduct(ctx, concat_, o_.value, out->flat());
     if (config_.bias()) out->flat().rowwise() += bo_.value.row(0);
   } else {
     out->flat() = concat_;
+  }
+}
+
+template <typename T>
+void SoftmaxAttention<T>::ForwardOnGpu(const Matrix<T>& key_features, int batch, int seq_len,
+                                       int queries) {
+  const int m = qk_dim_, dv = value_dim_, heads = heads_;
+  // One contiguous block per (sample, head), as the kernels take them.
+  gpu_q_.resize(int64_t(batch) * heads * queries, m);
+  gpu_k_.resize(int64_t(batch) * heads * seq_len, m);
+  gpu_v_.resize(int64_t(batch) * heads * seq_len, dv);
+  gpu_out_.resize(int64_t(batch) * heads * queries, dv);
+  for (int b = 0; b < batch; ++b) {
+    for (int h = 0; h < heads; ++h) {
+      const int64_t e = int64_t(b) * heads + h;
+      gpu_q_.middleRows(e * queries, queries) =
+          prompt() ? query_features_.block(0, h * m, 1, m)
+                   : query_features_.block(int64_t(b) * seq_len, h * m, seq_len, m);
+      gpu_k_.middleRows(e * seq_len, seq_len) =
+          key_features.block(int64_t(b) * seq_len, h * m, seq_len, m);
+      gpu_v_.middleRows(e * seq_len, seq_len) =
+          values_.block(int64_t(b) * seq_len, h * dv, seq_len, dv);
+    }
+  }
+  if (gpu_ == nullptr) gpu_ = std::make_unique<GpuAttention>();
+  if constexpr (std::is_same_v<T, float>) {
+    gpu_->Forward(gpu_q_.data(), gpu_k_.data(), gpu_v_.data(), batch * heads, queries, seq_len,
+                  m, dv, scale_, config_.causal(), probs_.data(), gpu_out_.data());
+  }
+  for (int b = 0; b < batch; ++b) {
+    for (int h = 0; h < heads; ++h) {
+      concat_.block(int64_t(b) * queries, h * dv, queries, dv) =
+          gpu_out_.middleRows((int64_t(b) * heads + h) * queries, queries);
+    }
+  }
+}
+
+template <typename T>
+void SoftmaxAttention<T>::BackwardOnGpu(const Matrix<T>& grad_concat, int batch, int seq_len,
+                                        int queries) {
+  const int m = qk_dim_, dv = value_dim_, heads = heads_;
+  for (int b = 0; b < batch; ++b) {  // dL/dO into the layout of the forward's output
+    for (int h = 0; h < heads; ++h) {
+      gpu_out_.middleRows((int64_t(b) * heads + h) * queries, queries) =
+          grad_concat.block(int64_t(b) * queries, h * dv, queries, dv);
+    }
+  }
+  if constexpr (std::is_same_v<T, float>) {  // the gradients overwrite the packed Q, K, V
+    gpu_->Backward(gpu_out_.data(), gpu_q_.data(), gpu_k_.data(), gpu_v_.data());
+  }
+  for (int b = 0; b < batch; ++b) {
+    for (int h = 0; h < heads; ++h) {
+      const int64_t e = int64_t(b) * heads + h;
+      grad_query_features_.block(int64_t(b) * queries, h * m, queries, m) =
+          gpu_q_.middleRows(e * queries, queries);
+      grad_key_features_.block(int64_t(b) * seq_len, h * m, seq_len, m) =
+          gpu_k_.middleRows(e * seq_len, seq_len);
+      grad_values_.block(int64_t(b) * seq_len, h * dv, seq_len, dv) =
+          gpu_v_.middleRows(e * seq_len, seq_len);
+    }
   }
 }
 
@@ -287,6 +361,10 @@ void SoftmaxAttention<T>::Backward(const Tensor<T>& grad_out, Tensor<T>* grad_in
   // PROMPT: one row per sample (the shared query's gradient is their sum, taken in order).
   grad_query_features_.resize(int64_t(batch) * queries, heads_ * m);
   if (prompt_through_w()) grad_v_parts_.resize(batch, v_.value.size());
+  if (ctx.cuda() && !prompt_through_w()) {
+    grad_key_features_.resize(x.rows(), heads_ * m);
+    BackwardOnGpu(grad_concat, batch, seq_len, queries);
+  } else {
   ParallelFor(ctx, batch, [&](int begin, int end) {
     Matrix<T> grad_scores;  // this thread's scratch
     for (int b = begin; b < end; ++b) {
@@ -316,6 +394,7 @@ void SoftmaxAttention<T>::Backward(const Tensor<T>& grad_out, Tensor<T>* grad_in
       }
     }
   });
+  }
   if (prompt_through_w()) {  // summed in sample order: the same bits for any thread count
     v_.grad.setZero(v_.value.rows(), v_.value.cols());
     for (int b = 0; b < batch; ++b) {

@@ -7,6 +7,7 @@
 
 #include "absl/status/statusor.h"
 #include "attention/attention_layer.h"
+#include "attention/cuda/gpu_attention.h"
 #include "plugins/softmax/softmax_attention.pb.h"
 
 namespace attnlab {
@@ -37,6 +38,11 @@ class SoftmaxAttention : public AttentionLayer<T> {
   bool projected_out() const { return config_.output_dim() > 0; }
   // Paper 1's form: one prompt, one unfactored W, no biases. Then the scores X W p are taken as
   // X (W p), with the tokens themselves as key features: n T d work instead of n T d^2.
+  // The output map after the attention core (shared by the CPU and GPU paths).
+  void FinishForward(const Tensor<T>& in, Tensor<T>* out, ExecContext& ctx);
+  // device: CUDA (float): the core on the GPU, heads packed into contiguous blocks.
+  void ForwardOnGpu(const Matrix<T>& key_features, int batch, int seq_len, int queries);
+  void BackwardOnGpu(const Matrix<T>& grad_concat, int batch, int seq_len, int queries);
   bool prompt_through_w() const { return prompt() && !factored() && !config_.bias(); }
   int concat_dim() const { return heads_ * value_dim_; }
 
@@ -61,6 +67,9 @@ class SoftmaxAttention : public AttentionLayer<T> {
   // Paper 1's form without dL/dX: its parameter gradients need X_b only through X_b^T a_b and
   // X_b^T (a_b * (V_b - out_b)), taken in Forward while X_b is in cache, so that Backward does
   // not read the whole token tensor a second time.
+  // device: CUDA: the packed per-head blocks (reused for the gradients) and the GPU side.
+  Matrix<T> gpu_q_, gpu_k_, gpu_v_, gpu_out_;
+  std::unique_ptr<GpuAttention> gpu_;
   Matrix<T> token_moments_;  // B x ((1 + value_dim) d): row b is X_b^T [a_b, a_b * (V_b - out_b)]
 };
 

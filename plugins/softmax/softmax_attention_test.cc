@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "attention/cuda/device.h"
 #include "attention/field_error.h"
 #include "attention/gradient_check.h"
 #include "google/protobuf/text_format.h"
@@ -158,6 +159,46 @@ TEST(SoftmaxAttentionTest, FloatMatchesDouble) {
   d->Forward(xd, &od, ctx);
   f->Forward(xf, &of, ctx);
   EXPECT_LT((od.flat().cast<float>() - of.flat()).cwiseAbs().maxCoeff(), 1e-5);
+}
+
+// device: CUDA runs the attention core on the GPU; outputs and every gradient must match the
+// CPU path (relative to the largest entry, < 1e-5). Skips where CUDA cannot run.
+TEST(SoftmaxAttentionTest, CudaPathMatchesCpu) {
+  if (absl::Status status = CudaAvailable(); !status.ok()) GTEST_SKIP() << status.message();
+  auto relative = [](const Matrix<float>& a, const Matrix<float>& b) {
+    return (a - b).cwiseAbs().maxCoeff() / std::max(1.0f, b.cwiseAbs().maxCoeff());
+  };
+  for (const char* config : {"query: SELF heads: 2 qk_dim: 3 value_dim: 2 bias: true output_dim: 5 "
+                             "causal: true",
+                             "query: PROMPT heads: 2 qk_dim: 2 p { init: NORMAL std: 1 }",
+                             "query: SELF w { init: NORMAL std: 1 } scale: 0.5"}) {
+    auto layer = Make<float>(config, {3, 7, 4}, 5);
+    Tensor<float> x({3, 7, 4}), grad_out;
+    x.flat().setRandom();
+    std::vector<Matrix<float>> outputs, input_grads;
+    std::vector<std::vector<Matrix<float>>> param_grads;
+    for (bool cuda : {false, true}) {
+      ExecContext ctx(1);
+      ctx.set_cuda(cuda);
+      Tensor<float> out, grad_in;
+      layer->Forward(x, &out, ctx);
+      if (!cuda) {
+        grad_out.Resize(out.shape());
+        grad_out.flat().setRandom();
+      }
+      layer->Backward(grad_out, &grad_in, ctx);
+      outputs.push_back(out.flat());
+      input_grads.push_back(grad_in.flat());
+      param_grads.emplace_back();
+      for (Parameter<float>* p : layer->parameters()) param_grads.back().push_back(p->grad);
+    }
+    EXPECT_LT(relative(outputs[1], outputs[0]), 1e-5) << config;
+    EXPECT_LT(relative(input_grads[1], input_grads[0]), 1e-5) << config;
+    for (size_t k = 0; k < param_grads[0].size(); ++k) {
+      EXPECT_LT(relative(param_grads[1][k], param_grads[0][k]), 1e-5)
+          << config << ": " << layer->parameters()[k]->name;
+    }
+  }
 }
 
 TEST(SoftmaxAttentionTest, ConfigErrorsNameTheField) {
