@@ -71,7 +71,38 @@ std::string SpecLocator::Format(const absl::Status& status) const {
   return absl::StrCat(Locate(ErrorField(status)), ": ", status.message());
 }
 
+namespace {
+
+// The line and column (1-based) of the first byte that is not part of valid UTF-8, if any:
+// protobuf's text parser takes such bytes into string fields (the spec fuzzer found it) and
+// only complains, in a log line, when the spec is serialized.
+bool FindInvalidUtf8(absl::string_view text, int* line, int* column) {
+  *line = 1;
+  *column = 1;
+  for (size_t i = 0; i < text.size();) {
+    const unsigned char c = text[i];
+    int length = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xe ? 3 : (c >> 3) == 0x1e ? 4 : 0;
+    if (length == 0 || i + length > text.size()) return true;
+    for (int k = 1; k < length; ++k) {
+      if ((static_cast<unsigned char>(text[i + k]) >> 6) != 0x2) return true;
+    }
+    if (c == '\n') {
+      ++*line;
+      *column = 0;
+    }
+    ++*column;
+    i += length;
+  }
+  return false;
+}
+
+}  // namespace
+
 absl::StatusOr<ParsedSpec> ParseSpecText(absl::string_view text, const std::string& file) {
+  if (int line, column; FindInvalidUtf8(text, &line, &column)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(file, ":", line, ":", column, ": not UTF-8 text (a spec is a text file)"));
+  }
   ParsedSpec parsed;
   auto tree = std::make_unique<ParseInfoTree>();
   google::protobuf::TextFormat::Parser parser;

@@ -55,5 +55,12 @@ TEST(SpecLoaderTest, MissingFileIsNotFound) {
             "/nonexistent/spec.textproto: cannot read spec file (No such file or directory)");
 }
 
+// A finding of the spec fuzzer, kept: raw non-UTF-8 bytes went into string fields.
+TEST(SpecLoaderTest, NonUtf8TextIsALocatedError) {
+  auto parsed = ParseSpecText("name: \"ok\"\nmodel { layer { plugin: \"soft\xffmax\" } }", "bin.textproto");
+  ASSERT_FALSE(parsed.ok());
+  EXPECT_EQ(parsed.status().message(), "bin.textproto:2:30: not UTF-8 text (a spec is a text file)");
+}
+
 }  // namespace
 }  // namespace attnlab
