@@ -37,6 +37,12 @@ expect "$data/syntax_error.textproto:6:1: Expected identifier, got: end of file 
   --spec="$data/syntax_error.textproto" --dry_run
 expect "$data/bad_plugin_config.textproto:10:13: model.layer[0].config.p.value: has 2 entries, expected 3 (a 3 x 1 parameter, row-major)" \
   --spec="$data/bad_plugin_config.textproto" --dry_run
+# Data a shape cannot vouch for: the field that rejects it, located in the spec.
+expect "$data/small_lm.textproto:8:70: model.layer[0].config.vocab_size: the data holds token id 13, outside 0..9 (in the training set) (trial lambda=0 seed=0)" \
+  --spec="$data/small_lm.textproto" --set='model.layer[0].config.vocab_size=10' --dry_run
+# CUDA asked for where it cannot run (no --config=cuda here, or no GPU): an error, not the CPU.
+expect "$data/small_lm.textproto:3:1: model.device: ..." \
+  --spec="$data/small_lm.textproto" --set=model.device=CUDA --dry_run
 expect "$data/no_such_spec.textproto: cannot read spec file (No such file or directory)" \
   --spec="$data/no_such_spec.textproto"
 # Every --set counts, not only the last.

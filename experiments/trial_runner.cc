@@ -74,11 +74,15 @@ absl::Status ValidateTraining(const ExperimentSpec& spec, bool stream) {
 }
 
 // The model's first layer and its loss check the values of a data set.
+// Errors name the model field that rejects the data ("model.layer[0].config.vocab_size").
 template <typename T>
 absl::Status CheckDataValues(const Model<T>& model, const Batch<T>& data, const std::string& what) {
   absl::Status status = model.CheckValues(data.inputs, data.targets);
   if (status.ok()) return status;
-  return absl::Status(status.code(), absl::StrCat(status.message(), " (in ", what, ")"));
+  const std::string field = ErrorField(status);
+  const std::string message = absl::StrCat(ErrorMessageWithoutField(status), " (in ", what, ")");
+  if (field.empty()) return absl::Status(status.code(), message);
+  return FieldError(absl::StrCat("model.", field), message);
 }
 
 template <typename T>
