@@ -144,8 +144,11 @@ class TypedTrialRunner : public TrialRunner {
     TrialResult result;
     Batch<T> minibatch;
     double last_loss = std::numeric_limits<double>::quiet_NaN();
+    // What a checkpoint must match: this trial's spec, printed once per run.
+    const std::string spec_text =
+        checkpoint.empty() ? "" : PrintSpec(ResultDeterminingSpec(spec_));
     if (!checkpoint.empty()) {
-      absl::StatusOr<int64_t> resumed = Restore(checkpoint, &result, &last_loss);
+      absl::StatusOr<int64_t> resumed = Restore(checkpoint, spec_text, &result, &last_loss);
       if (!resumed.ok()) {
         return absl::Status(resumed.status().code(),
                             absl::StrCat(resumed.status().message(),
@@ -189,7 +192,7 @@ class TypedTrialRunner : public TrialRunner {
       optimizer_->Step(model_->parameters(), step);
       if (!checkpoint.empty() &&
           std::chrono::steady_clock::now() - last_checkpoint >= checkpoint_interval) {
-        RETURN_IF_ERROR(Save(checkpoint, step + 1, result, last_loss));
+        RETURN_IF_ERROR(Save(checkpoint, spec_text, step + 1, result, last_loss));
         last_checkpoint = std::chrono::steady_clock::now();
       }
     }
@@ -199,13 +202,13 @@ class TypedTrialRunner : public TrialRunner {
   const std::vector<std::string>& metric_names() const override { return names_; }
 
  private:
-  // A checkpoint: the spec it belongs to, the step to go on with, the metrics so far, the
+  // A checkpoint: the spec it belongs to (spec_text), the step to go on with, the metrics so far, the
   // random stream, the parameters and the optimizer's state.
-  absl::Status Save(const std::string& path, int64_t next_step, const TrialResult& result,
-                    double last_loss) const {
+  absl::Status Save(const std::string& path, const std::string& spec_text, int64_t next_step,
+                    const TrialResult& result, double last_loss) const {
     StateWriter out;
     out.String(kCheckpointMagic);
-    out.String(PrintSpec(ResultDeterminingSpec(spec_)));
+    out.String(spec_text);
     out.Int(next_step);
     out.Double(last_loss);
     out.Int(static_cast<int64_t>(result.points.size()));
@@ -221,8 +224,8 @@ class TypedTrialRunner : public TrialRunner {
   }
 
   // Restores a checkpoint Save wrote; returns the step to go on with (0 when there is none).
-  absl::StatusOr<int64_t> Restore(const std::string& path, TrialResult* result,
-                                  double* last_loss) {
+  absl::StatusOr<int64_t> Restore(const std::string& path, const std::string& spec_text,
+                                  TrialResult* result, double* last_loss) {
     absl::StatusOr<std::string> bytes = ReadFile(path);
     if (absl::IsNotFound(bytes.status())) return 0;
     if (!bytes.ok()) return bytes.status();
@@ -230,7 +233,7 @@ class TypedTrialRunner : public TrialRunner {
     ASSIGN_OR_RETURN(const std::string magic, in.String());
     if (magic != kCheckpointMagic) return in.Error("not an attnlab checkpoint");
     ASSIGN_OR_RETURN(const std::string spec, in.String());
-    if (spec != PrintSpec(ResultDeterminingSpec(spec_))) {
+    if (spec != spec_text) {
       return in.Error("written for another spec of this trial");
     }
     ASSIGN_OR_RETURN(const int64_t next_step, in.Int());

@@ -6,13 +6,12 @@
 #include <cuda_runtime.h>
 
 #include "attention/cuda/kernels.h"
+#include "attention/cuda/launch.cuh"
 #include "attention/cuda/reduce.cuh"
 
 namespace attnlab {
 namespace cuda {
 namespace {
-
-constexpr int kThreads = 256;
 
 // Row r of a batch of `queries` x `cols` blocks; with `causal`, entries j > i + cols - queries
 // (i = r % queries) are masked to probability 0.
@@ -59,11 +58,6 @@ __global__ void SoftmaxRowsBackwardKernel(const float* p, float* g, int cols, fl
 
 const char* CublasError(cublasStatus_t status) {
   return status == CUBLAS_STATUS_SUCCESS ? nullptr : cublasGetStatusString(status);
-}
-
-const char* LastError() {
-  const cudaError_t error = cudaGetLastError();
-  return error == cudaSuccess ? nullptr : cudaGetErrorString(error);
 }
 
 // Row-major C (rows x cols, per batch entry) = op(A) op(B), written as cuBLAS's column-major

@@ -3,18 +3,12 @@
 #include <cuda_runtime.h>
 
 #include "attention/cuda/kernels.h"
+#include "attention/cuda/launch.cuh"
 #include "attention/cuda/reduce.cuh"
 
 namespace attnlab {
 namespace cuda {
 namespace {
-
-constexpr int kThreads = 256;
-
-const char* LastError() {
-  const cudaError_t error = cudaGetLastError();
-  return error == cudaSuccess ? nullptr : cudaGetErrorString(error);
-}
 
 int Blocks(int n) { return (n + kThreads - 1) / kThreads; }
 

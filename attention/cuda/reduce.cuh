@@ -45,12 +45,8 @@ __device__ inline float BlockMax(float x) {
   return BlockCombine(x, [](float v) { return WarpMax(v); }, -3.402823466e38f);
 }
 
-// The index of the largest value (the smallest such index on ties).
-__device__ inline int BlockArgMax(float value, int index) {
-  __shared__ float values[32];
-  __shared__ int indices[32];
-  __shared__ int result;
-  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+// (value, index) of the largest value in the warp (the smallest index on ties), in every lane.
+__device__ inline void WarpArgMax(float& value, int& index) {
   for (int offset = 16; offset > 0; offset /= 2) {
     const float v = __shfl_xor_sync(0xffffffffu, value, offset);
     const int i = __shfl_xor_sync(0xffffffffu, index, offset);
@@ -59,6 +55,15 @@ __device__ inline int BlockArgMax(float value, int index) {
       index = i;
     }
   }
+}
+
+// The index of the largest value (the smallest such index on ties).
+__device__ inline int BlockArgMax(float value, int index) {
+  __shared__ float values[32];
+  __shared__ int indices[32];
+  __shared__ int result;
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  WarpArgMax(value, index);
   __syncthreads();
   if (lane == 0) {
     values[warp] = value;
@@ -68,14 +73,7 @@ __device__ inline int BlockArgMax(float value, int index) {
   if (warp == 0) {
     value = lane < blockDim.x / 32 ? values[lane] : -3.402823466e38f;
     index = lane < blockDim.x / 32 ? indices[lane] : 0x7fffffff;
-    for (int offset = 16; offset > 0; offset /= 2) {
-      const float v = __shfl_xor_sync(0xffffffffu, value, offset);
-      const int i = __shfl_xor_sync(0xffffffffu, index, offset);
-      if (v > value || (v == value && i < index)) {
-        value = v;
-        index = i;
-      }
-    }
+    WarpArgMax(value, index);
     if (lane == 0) result = index;
   }
   __syncthreads();

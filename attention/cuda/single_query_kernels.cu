@@ -4,18 +4,12 @@
 #include <cuda_runtime.h>
 
 #include "attention/cuda/kernels.h"
+#include "attention/cuda/launch.cuh"
 #include "attention/cuda/reduce.cuh"
 
 namespace attnlab {
 namespace cuda {
 namespace {
-
-constexpr int kThreads = 256;
-
-const char* LastError() {
-  const cudaError_t error = cudaGetLastError();
-  return error == cudaSuccess ? nullptr : cudaGetErrorString(error);
-}
 
 __global__ void SingleQueryForwardKernel(const float* keys, const float* query,
                                          const float* values, int seq_len, int qk_dim,

@@ -200,12 +200,10 @@ void SoftmaxAttention<T>::Forward(const Tensor<T>& in, Tensor<T>* out, ExecConte
   }
   probs_.Resize({batch * heads_, queries, seq_len});
   concat_.resize(int64_t(batch) * queries, concat_dim());
-  if constexpr (std::is_same_v<T, float>) {
-    if (ctx.cuda() && !prompt_through_w()) {
-      ForwardOnGpu(key_features, batch, seq_len, queries);
-      FinishForward(in, out, ctx);
-      return;
-    }
+  if (OnGpu(ctx)) {
+    ForwardOnGpu(key_features, batch, seq_len, queries);
+    FinishForward(in, out, ctx);
+    return;
   }
   if (prompt_through_w()) {
     token_moments_.resize(batch, int64_t(1 + value_dim_) * dim_);
@@ -324,6 +322,43 @@ void SoftmaxAttention<T>::BackwardOnGpu(const Matrix<T>& grad_concat, int batch,
 }
 
 template <typename T>
+void SoftmaxAttention<T>::BackwardOnCpu(const Matrix<T>& grad_concat, bool key_gradient,
+                                        int batch, int seq_len, int queries, ExecContext& ctx) {
+  const int m = qk_dim_, dv = value_dim_;
+  const Matrix<T>& x = input_->flat();
+  const Matrix<T>& key_features = prompt_through_w() ? x : key_features_;
+  ParallelFor(ctx, batch, [&](int begin, int end) {
+    Matrix<T> grad_scores;  // this thread's scratch
+    for (int b = begin; b < end; ++b) {
+      for (int h = 0; h < heads_; ++h) {
+        const auto a = probs_.sample(b * heads_ + h);
+        const auto dc = grad_concat.block(int64_t(b) * queries, h * dv, queries, dv);
+        const auto values = values_.block(int64_t(b) * seq_len, h * dv, seq_len, dv);
+        grad_values_.block(int64_t(b) * seq_len, h * dv, seq_len, dv).noalias() =
+            a.transpose() * dc;
+        grad_scores.noalias() = dc * values.transpose();  // dL/dA, queries x T
+        SoftmaxRowsBackward(a, grad_scores, grad_scores);
+        grad_scores *= scale_;
+        const auto keys = key_features.block(int64_t(b) * seq_len, h * m, seq_len, m);
+        const auto query = prompt() ? query_features_.block(0, h * m, 1, m)
+                                    : query_features_.block(int64_t(b) * seq_len, h * m, seq_len, m);
+        grad_query_features_.block(int64_t(b) * queries, h * m, queries, m).noalias() =
+            grad_scores * keys;
+        if (key_gradient) {
+          grad_key_features_.block(int64_t(b) * seq_len, h * m, seq_len, m).noalias() =
+              grad_scores.transpose() * query;
+        }
+      }
+      if (prompt_through_w()) {  // this sample's X_b^T dL/dValues_b, while X_b is in cache
+        Eigen::Map<Matrix<T>>(grad_v_parts_.row(b).data(), v_.value.rows(), v_.value.cols())
+            .noalias() = x.middleRows(int64_t(b) * seq_len, seq_len).transpose() *
+                         grad_values_.middleRows(int64_t(b) * seq_len, seq_len);
+      }
+    }
+  });
+}
+
+template <typename T>
 void SoftmaxAttention<T>::Backward(const Tensor<T>& grad_out, Tensor<T>* grad_in,
                                    ExecContext& ctx) {
   const int batch = input_->batch(), seq_len = input_->rows(), queries = prompt() ? 1 : seq_len;
@@ -354,46 +389,16 @@ void SoftmaxAttention<T>::Backward(const Tensor<T>& grad_out, Tensor<T>* grad_in
     return;
   }
   grad_values_.resize(x.rows(), concat_dim());
-  const Matrix<T>& key_features = prompt_through_w() ? x : key_features_;
   // With keys = X, their gradient only feeds dL/dX.
   const bool key_gradient = !prompt_through_w() || grad_in != nullptr;
   if (key_gradient) grad_key_features_.resize(x.rows(), heads_ * m);
   // PROMPT: one row per sample (the shared query's gradient is their sum, taken in order).
   grad_query_features_.resize(int64_t(batch) * queries, heads_ * m);
   if (prompt_through_w()) grad_v_parts_.resize(batch, v_.value.size());
-  if (ctx.cuda() && !prompt_through_w()) {
-    grad_key_features_.resize(x.rows(), heads_ * m);
+  if (OnGpu(ctx)) {
     BackwardOnGpu(grad_concat, batch, seq_len, queries);
   } else {
-  ParallelFor(ctx, batch, [&](int begin, int end) {
-    Matrix<T> grad_scores;  // this thread's scratch
-    for (int b = begin; b < end; ++b) {
-      for (int h = 0; h < heads_; ++h) {
-        const auto a = probs_.sample(b * heads_ + h);
-        const auto dc = grad_concat.block(int64_t(b) * queries, h * dv, queries, dv);
-        const auto values = values_.block(int64_t(b) * seq_len, h * dv, seq_len, dv);
-        grad_values_.block(int64_t(b) * seq_len, h * dv, seq_len, dv).noalias() =
-            a.transpose() * dc;
-        grad_scores.noalias() = dc * values.transpose();  // dL/dA, queries x T
-        SoftmaxRowsBackward(a, grad_scores, grad_scores);
-        grad_scores *= scale_;
-        const auto keys = key_features.block(int64_t(b) * seq_len, h * m, seq_len, m);
-        const auto query = prompt() ? query_features_.block(0, h * m, 1, m)
-                                    : query_features_.block(int64_t(b) * seq_len, h * m, seq_len, m);
-        grad_query_features_.block(int64_t(b) * queries, h * m, queries, m).noalias() =
-            grad_scores * keys;
-        if (key_gradient) {
-          grad_key_features_.block(int64_t(b) * seq_len, h * m, seq_len, m).noalias() =
-              grad_scores.transpose() * query;
-        }
-      }
-      if (prompt_through_w()) {  // this sample's X_b^T dL/dValues_b, while X_b is in cache
-        Eigen::Map<Matrix<T>>(grad_v_parts_.row(b).data(), v_.value.rows(), v_.value.cols())
-            .noalias() = x.middleRows(int64_t(b) * seq_len, seq_len).transpose() *
-                         grad_values_.middleRows(int64_t(b) * seq_len, seq_len);
-      }
-    }
-  });
+    BackwardOnCpu(grad_concat, key_gradient, batch, seq_len, queries, ctx);
   }
   if (prompt_through_w()) {  // summed in sample order: the same bits for any thread count
     v_.grad.setZero(v_.value.rows(), v_.value.cols());

@@ -3,6 +3,7 @@
 #define ATTNLAB_PLUGINS_SOFTMAX_SOFTMAX_ATTENTION_H_
 
 #include <memory>
+#include <type_traits>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -40,9 +41,17 @@ class SoftmaxAttention : public AttentionLayer<T> {
   // X (W p), with the tokens themselves as key features: n T d work instead of n T d^2.
   // The output map after the attention core (shared by the CPU and GPU paths).
   void FinishForward(const Tensor<T>& in, Tensor<T>* out, ExecContext& ctx);
-  // device: CUDA (float): the core on the GPU, heads packed into contiguous blocks.
+  // device: CUDA (float; Model::Create refuses it for double): the core on the GPU, heads
+  // packed into contiguous blocks. Paper 1's form stays on the CPU.
+  bool OnGpu(const ExecContext& ctx) const {
+    return std::is_same_v<T, float> && ctx.cuda() && !prompt_through_w();
+  }
   void ForwardOnGpu(const Matrix<T>& key_features, int batch, int seq_len, int queries);
   void BackwardOnGpu(const Matrix<T>& grad_concat, int batch, int seq_len, int queries);
+  // The per-sample, per-head backward of the core (writes grad_values_, grad_query_features_,
+  // grad_key_features_ when key_gradient, and paper 1's grad_v_parts_).
+  void BackwardOnCpu(const Matrix<T>& grad_concat, bool key_gradient, int batch, int seq_len,
+                     int queries, ExecContext& ctx);
   bool prompt_through_w() const { return prompt() && !factored() && !config_.bias(); }
   int concat_dim() const { return heads_ * value_dim_; }
 
