@@ -11,6 +11,7 @@
 #include "attention/parallel_product.h"
 #include "attention/plugin_registry.h"
 #include "attention/softmax.h"
+#include "plugins/softmax/token_passes.h"
 #include "attention/status_macros.h"
 
 namespace attnlab {
@@ -178,8 +179,7 @@ void SoftmaxAttention<T>::Forward(const Tensor<T>& in, Tensor<T>* out, ExecConte
   } else if (!prompt_through_w()) {
     ParallelProduct(ctx, x, w_.value, key_features_);
   }
-  // Paper 1's form computes each sample's values next to its scores, while its tokens are in
-  // cache: one pass over X instead of two.
+  // Paper 1's form computes each sample's values next to its scores (ForwardPromptThroughW).
   if (!prompt_through_w()) ParallelProduct(ctx, x, v_.value, values_);
   if (prompt_through_w()) {
     query_features_ = (w_.value * p_.value).transpose();  // s_i = x_i^T (W p)
@@ -206,15 +206,12 @@ void SoftmaxAttention<T>::Forward(const Tensor<T>& in, Tensor<T>* out, ExecConte
     return;
   }
   if (prompt_through_w()) {
-    token_moments_.resize(batch, int64_t(1 + value_dim_) * dim_);
+    ForwardPromptThroughW(x, batch, seq_len, ctx);
+    FinishForward(in, out, ctx);
+    return;
   }
   ParallelFor(ctx, batch, [&](int begin, int end) {
-    Matrix<T> weights;  // this thread's scratch, see below
     for (int b = begin; b < end; ++b) {
-      if (prompt_through_w()) {
-        values_.middleRows(int64_t(b) * seq_len, seq_len).noalias() =
-            x.middleRows(int64_t(b) * seq_len, seq_len) * v_.value;
-      }
       for (int h = 0; h < heads_; ++h) {
         const auto keys = key_features.block(int64_t(b) * seq_len, h * m, seq_len, m);
         const auto query = prompt() ? query_features_.block(0, h * m, 1, m)
@@ -230,24 +227,43 @@ void SoftmaxAttention<T>::Forward(const Tensor<T>& in, Tensor<T>* out, ExecConte
         concat_.block(int64_t(b) * queries, h * dv, queries, dv).noalias() =
             a * values_.block(int64_t(b) * seq_len, h * dv, seq_len, dv);
       }
-      if (prompt_through_w()) {
-        // Row 0 of `weights` is a_b; row 1 + j is a_b * (V_b[:, j] - out_bj), written as the
-        // softmax backward of V_b[:, j] (its stable form).
-        const auto a = probs_.sample(b);  // 1 x T
-        weights.resize(1 + dv, seq_len);
-        weights.row(0) = a;
-        for (int j = 0; j < dv; ++j) {
-          SoftmaxRowsBackward(a, values_.block(int64_t(b) * seq_len, j, seq_len, 1).transpose(),
-                              weights.row(1 + j));
-        }
-        for (int r = 0; r <= dv; ++r) {  // row by row: Eigen's GEMM packs, its GEMV does not
-          token_moments_.row(b).segment(int64_t(r) * dim_, dim_).noalias() =
-              weights.row(r) * x.middleRows(int64_t(b) * seq_len, seq_len);
-        }
-      }
     }
   });
   FinishForward(in, out, ctx);
+}
+
+// Sample by sample, two passes over its tokens X_b (token_passes.h): the dots of X_b with
+// (W p) and the value maps, then, after the softmax, the token moments X_b^T a_b and
+// X_b^T (a_b * (V_b[:, j] - out_bj)) that Backward needs, while X_b is in cache.
+template <typename T>
+void SoftmaxAttention<T>::ForwardPromptThroughW(const Matrix<T>& x, int batch, int seq_len,
+                                                ExecContext& ctx) {
+  const int dv = value_dim_, count = 1 + dv;
+  prompt_vectors_.resize(count, dim_);
+  prompt_vectors_.row(0) = query_features_;
+  prompt_vectors_.bottomRows(dv) = v_.value.transpose();
+  prompt_dots_.resize(batch, int64_t(count) * seq_len);
+  token_moments_.resize(batch, int64_t(count) * dim_);
+  ParallelFor(ctx, batch, [&](int begin, int end) {
+    for (int b = begin; b < end; ++b) {
+      const T* tokens = x.data() + int64_t(b) * seq_len * dim_;
+      const T* next = b + 1 < end ? tokens + int64_t(seq_len) * dim_ : nullptr;
+      // Row 0: X_b (W p); row 1 + j: X_b V[:, j].
+      Eigen::Map<Matrix<T>> dots(prompt_dots_.row(b).data(), count, seq_len);
+      TokenDots(tokens, seq_len, dim_, prompt_vectors_.data(), count, dots.data(), next);
+      auto values = values_.middleRows(int64_t(b) * seq_len, seq_len);
+      values = dots.bottomRows(dv).transpose();
+      auto a = probs_.sample(b);  // 1 x T
+      SoftmaxRows(scale_ * dots.row(0), a);
+      concat_.row(b).noalias() = a * values;
+      // In place, the moments' weights: a_b, and the softmax backward of each V_b[:, j]
+      // (a_b * (V_b[:, j] - out_bj) in its stable form).
+      dots.row(0) = a;
+      for (int j = 1; j < count; ++j) SoftmaxRowsBackward(a, dots.row(j), dots.row(j));
+      WeightedTokenSums(tokens, seq_len, dim_, dots.data(), count, token_moments_.row(b).data(),
+                        next);
+    }
+  });
 }
 
 template <typename T>

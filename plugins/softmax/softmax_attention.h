@@ -37,10 +37,10 @@ class SoftmaxAttention : public AttentionLayer<T> {
   bool prompt() const { return config_.query() == Config::PROMPT; }
   bool factored() const { return config_.qk_dim() > 0; }
   bool projected_out() const { return config_.output_dim() > 0; }
-  // Paper 1's form: one prompt, one unfactored W, no biases. Then the scores X W p are taken as
-  // X (W p), with the tokens themselves as key features: n T d work instead of n T d^2.
   // The output map after the attention core (shared by the CPU and GPU paths).
   void FinishForward(const Tensor<T>& in, Tensor<T>* out, ExecContext& ctx);
+  // Paper 1's form (prompt_through_w) on the CPU.
+  void ForwardPromptThroughW(const Matrix<T>& x, int batch, int seq_len, ExecContext& ctx);
   // device: CUDA (float; Model::Create refuses it for double): the core on the GPU, heads
   // packed into contiguous blocks. Paper 1's form stays on the CPU.
   bool OnGpu(const ExecContext& ctx) const {
@@ -52,6 +52,8 @@ class SoftmaxAttention : public AttentionLayer<T> {
   // grad_key_features_ when key_gradient, and paper 1's grad_v_parts_).
   void BackwardOnCpu(const Matrix<T>& grad_concat, bool key_gradient, int batch, int seq_len,
                      int queries, ExecContext& ctx);
+  // Paper 1's form: one prompt, one unfactored W, no biases. Then the scores X W p are taken as
+  // X (W p), with the tokens themselves as key features: n T d work instead of n T d^2.
   bool prompt_through_w() const { return prompt() && !factored() && !config_.bias(); }
   int concat_dim() const { return heads_ * value_dim_; }
 
@@ -73,13 +75,15 @@ class SoftmaxAttention : public AttentionLayer<T> {
   // Backward scratch, kept to avoid allocating in the training loop.
   Matrix<T> grad_concat_, grad_key_features_, grad_query_features_, grad_values_;
   Matrix<T> grad_v_parts_;  // paper 1's form: row b is sample b's part of dL/dV, row-major
-  // Paper 1's form without dL/dX: its parameter gradients need X_b only through X_b^T a_b and
-  // X_b^T (a_b * (V_b - out_b)), taken in Forward while X_b is in cache, so that Backward does
-  // not read the whole token tensor a second time.
   // device: CUDA: the packed per-head blocks (reused for the gradients) and the GPU side.
   Matrix<T> gpu_q_, gpu_k_, gpu_v_, gpu_out_;
   std::unique_ptr<GpuAttention> gpu_;
-  Matrix<T> token_moments_;  // B x ((1 + value_dim) d): row b is X_b^T [a_b, a_b * (V_b - out_b)]
+  // Paper 1's form without dL/dX: its parameter gradients need X_b only through X_b^T a_b and
+  // X_b^T (a_b * (V_b - out_b)), taken in Forward while X_b is in cache, so that Backward does
+  // not read the whole token tensor a second time.
+  Matrix<T> token_moments_;   // B x ((1 + value_dim) d): row b is those, row-major
+  Matrix<T> prompt_vectors_;  // (1 + value_dim) x d: (W p)^T and V^T
+  Matrix<T> prompt_dots_;     // B x ((1 + value_dim) T): sample b's dots, then the moments' weights
 };
 
 }  // namespace attnlab
