@@ -3,16 +3,123 @@
 #ifndef ATTNLAB_ATTENTION_SOFTMAX_H_
 #define ATTNLAB_ATTENTION_SOFTMAX_H_
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "Eigen/Core"
 
 namespace attnlab {
+namespace softmax_internal {
+
+template <typename T>
+using Packet = typename Eigen::internal::packet_traits<T>::type;
+template <typename T>
+constexpr int kLanes = Eigen::internal::packet_traits<T>::size;
+
+// Whether D's rows are contiguous in memory, so that the row kernels below can take them as
+// pointers. (Eigen's own loops over a row peel scalars until the row is aligned and finish
+// with scalars: with rows of 50 floats about a third of the exponentials were scalar libm
+// calls. The kernels below use unaligned packets throughout and one padded packet for the
+// tail.)
+template <typename D>
+constexpr bool ContiguousRows() {
+  return (int(Eigen::internal::traits<D>::Flags) & Eigen::DirectAccessBit) && D::IsRowMajor &&
+         D::InnerStrideAtCompileTime == 1;
+}
+
+// exp(x), exactly 0 for x = -infinity (Eigen's packet exp clamps its input).
+template <typename T>
+EIGEN_ALWAYS_INLINE Packet<T> Exp(const Packet<T>& x) {
+  using namespace Eigen::internal;
+  const Packet<T> minus_inf = pset1<Packet<T>>(-std::numeric_limits<T>::infinity());
+  return pselect(pcmp_eq(x, minus_inf), pset1<Packet<T>>(T(0)), pexp(x));
+}
+
+// The last n % lanes entries of a row, as a full packet padded with `fill`.
+template <typename T>
+struct Tail {
+  alignas(64) T values[kLanes<T>];
+  Tail(const T* x, int count, T fill) {
+    std::fill(values, values + kLanes<T>, fill);
+    std::copy(x, x + count, values);
+  }
+  Packet<T> packet() const { return Eigen::internal::pload<Packet<T>>(values); }
+};
+
+// y = softmax(x) over n entries; y may be x.
+template <typename T>
+void SoftmaxRow(const T* x, int n, T* y) {
+  using namespace Eigen::internal;
+  using P = Packet<T>;
+  constexpr int L = kLanes<T>;
+  const int full = n - n % L;
+  P packet_max = pset1<P>(-std::numeric_limits<T>::infinity());
+  for (int k = 0; k < full; k += L) packet_max = pmax(packet_max, ploadu<P>(x + k));
+  T max = predux_max(packet_max);
+  for (int k = full; k < n; ++k) max = std::max(max, x[k]);
+  const P shift = pset1<P>(max);
+  P packet_sum = pset1<P>(T(0));
+  for (int k = 0; k < full; k += L) {
+    const P e = Exp<T>(psub(ploadu<P>(x + k), shift));
+    pstoreu(y + k, e);
+    packet_sum = padd(packet_sum, e);
+  }
+  T sum = predux(packet_sum);
+  if (full < n) {
+    Tail<T> tail(x + full, n - full, -std::numeric_limits<T>::infinity());
+    pstore(tail.values, Exp<T>(psub(tail.packet(), shift)));
+    for (int k = full; k < n; ++k) {
+      y[k] = tail.values[k - full];
+      sum += y[k];
+    }
+  }
+  const P divisor = pset1<P>(sum);
+  for (int k = 0; k < full; k += L) pstoreu(y + k, pdiv(ploadu<P>(y + k), divisor));
+  for (int k = full; k < n; ++k) y[k] /= sum;
+}
+
+// out = p .* ((g - g_m) - sum_k p_k (g_k - g_m)) over n entries, m the first largest p (see
+// SoftmaxRowsBackward); out may be g.
+template <typename T>
+void SoftmaxBackwardRow(const T* p, const T* g, int n, T* out) {
+  using namespace Eigen::internal;
+  using P = Packet<T>;
+  constexpr int L = kLanes<T>;
+  const int full = n - n % L;
+  P packet_max = pset1<P>(T(0));
+  for (int k = 0; k < full; k += L) packet_max = pmax(packet_max, ploadu<P>(p + k));
+  T largest = predux_max(packet_max);
+  for (int k = full; k < n; ++k) largest = std::max(largest, p[k]);
+  const int m = int(std::find(p, p + n, largest) - p);  // the first: a predictable branch
+  const P gm = pset1<P>(g[m]);
+  P packet_tail = pset1<P>(T(0));
+  for (int k = 0; k < full; k += L) {
+    packet_tail = pmadd(ploadu<P>(p + k), psub(ploadu<P>(g + k), gm), packet_tail);
+  }
+  T tail = predux(packet_tail);
+  for (int k = full; k < n; ++k) tail += p[k] * (g[k] - g[m]);
+  const T g_m = g[m];
+  const P shift = pset1<P>(tail);
+  for (int k = 0; k < full; k += L) {
+    pstoreu(out + k, pmul(ploadu<P>(p + k), psub(psub(ploadu<P>(g + k), gm), shift)));
+  }
+  for (int k = full; k < n; ++k) out[k] = p[k] * ((g[k] - g_m) - tail);
+}
+
+}  // namespace softmax_internal
 
 // probs(i, :) = softmax(scores(i, :)). Subtracting the row max keeps exp() in range in float.
 template <typename In, typename Out>
 void SoftmaxRows(const Eigen::MatrixBase<In>& scores, const Eigen::MatrixBase<Out>& probs_out) {
   auto& probs = const_cast<Eigen::MatrixBase<Out>&>(probs_out);
+  if constexpr (softmax_internal::ContiguousRows<In>() && softmax_internal::ContiguousRows<Out>()) {
+    for (Eigen::Index i = 0; i < scores.rows(); ++i) {
+      softmax_internal::SoftmaxRow(scores.derived().row(i).data(), int(scores.cols()),
+                                   probs.derived().row(i).data());
+    }
+    return;
+  }
   for (Eigen::Index i = 0; i < scores.rows(); ++i) {
     const auto max = scores.row(i).maxCoeff();
     probs.row(i) = (scores.row(i).array() - max).exp().matrix();
@@ -34,6 +141,15 @@ void SoftmaxRowsBackward(const Eigen::MatrixBase<P>& probs, const Eigen::MatrixB
                          const Eigen::MatrixBase<Out>& grad_scores_out) {
   using Scalar = typename P::Scalar;
   auto& grad_scores = const_cast<Eigen::MatrixBase<Out>&>(grad_scores_out);
+  if constexpr (softmax_internal::ContiguousRows<P>() && softmax_internal::ContiguousRows<G>() &&
+                softmax_internal::ContiguousRows<Out>()) {
+    for (Eigen::Index i = 0; i < probs.rows(); ++i) {
+      softmax_internal::SoftmaxBackwardRow(probs.derived().row(i).data(),
+                                           grad_probs.derived().row(i).data(), int(probs.cols()),
+                                           grad_scores.derived().row(i).data());
+    }
+    return;
+  }
   for (Eigen::Index i = 0; i < probs.rows(); ++i) {
     Eigen::Index m;
     probs.row(i).maxCoeff(&m);

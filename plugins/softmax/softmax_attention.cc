@@ -254,7 +254,8 @@ void SoftmaxAttention<T>::ForwardPromptThroughW(const Matrix<T>& x, int batch, i
       auto values = values_.middleRows(int64_t(b) * seq_len, seq_len);
       values = dots.bottomRows(dv).transpose();
       auto a = probs_.sample(b);  // 1 x T
-      SoftmaxRows(scale_ * dots.row(0), a);
+      dots.row(0) *= scale_;
+      SoftmaxRows(dots.row(0), a);
       concat_.row(b).noalias() = a * values;
       // In place, the moments' weights: a_b, and the softmax backward of each V_b[:, j]
       // (a_b * (V_b[:, j] - out_bj) in its stable form).
