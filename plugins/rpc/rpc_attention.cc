@@ -39,22 +39,23 @@ void SymmetricAttention(const Eigen::MatrixBase<K>& k, const Eigen::MatrixBase<V
   h.noalias() = a * v;
 }
 
-// Gradients of H = softmax(c K K^T) V given dH: adds dK and dV. grad_scores and grad_sym are
-// the caller's scratch (reused across heads: no allocation per head).
+// Gradients of H = softmax(c K K^T) V given dH: adds dK and dV. grad_scores is the caller's
+// scratch (reused across heads: no allocation per head).
 template <typename K, typename V, typename A, typename G, typename DK, typename DV, typename T>
 void SymmetricAttentionBackward(const Eigen::MatrixBase<K>& k, const Eigen::MatrixBase<V>& v,
                                 const Eigen::MatrixBase<A>& a, const Eigen::MatrixBase<G>& grad_h,
                                 const Eigen::MatrixBase<DK>& grad_k_out,
-                                const Eigen::MatrixBase<DV>& grad_v_out, Matrix<T>* grad_scores,
-                                Matrix<T>* grad_sym) {
+                                const Eigen::MatrixBase<DV>& grad_v_out, Matrix<T>* grad_scores) {
   auto& grad_k = const_cast<Eigen::MatrixBase<DK>&>(grad_k_out);
   auto& grad_v = const_cast<Eigen::MatrixBase<DV>&>(grad_v_out);
   const T c = static_cast<T>(1 / std::sqrt(double(k.cols())));
   grad_v.noalias() += a.transpose() * grad_h;
   grad_scores->noalias() = grad_h * v.transpose();
   SoftmaxRowsBackward(a, *grad_scores, *grad_scores);
-  *grad_sym = *grad_scores + grad_scores->transpose();
-  grad_k.noalias() += c * *grad_sym * k;
+  // dK = c (G + G^T) K, as two products: forming G + G^T reads G column-wise (measured: two
+  // products of 50 x 50 by 50 x 16 take 2.8 us, the sum and one product 3.2 us).
+  grad_k.noalias() += c * *grad_scores * k;
+  grad_k.noalias() += c * grad_scores->transpose() * k;
 }
 
 }  // namespace
@@ -97,7 +98,7 @@ void PrincipalAttentionPursuitBackward(const Matrix<T>& k, const Matrix<T>& v, T
   const T threshold = threshold_over_mu ? lambda / mu : lambda * mu;
   Matrix<T> dk = Matrix<T>::Zero(k.rows(), k.cols());
   Matrix<T> dl = grad_h, dy = Matrix<T>::Zero(k.rows(), k.cols());  // dL_t, dY_t
-  Matrix<T> grad_scores, grad_sym;  // scratch of the attention backward
+  Matrix<T> grad_scores;  // scratch of the attention backward
   T dmu = 0;
   for (int t = iterations - 1; t >= 0; --t) {
     const Matrix<T>& r = trace.r[t];
@@ -111,8 +112,7 @@ void PrincipalAttentionPursuitBackward(const Matrix<T>& k, const Matrix<T>& v, T
     Matrix<T> dy_before = dy;
     // L_t = softmax(c K2 K2^T) V
     Matrix<T> dk2 = Matrix<T>::Zero(k.rows(), k.cols());
-    SymmetricAttentionBackward(trace.k2[t], v, trace.a[t], dl, dk2, *grad_v, &grad_scores,
-                               &grad_sym);
+    SymmetricAttentionBackward(trace.k2[t], v, trace.a[t], dl, dk2, *grad_v, &grad_scores);
     // K2 = K - S_t - Y_{t-1} / mu
     dk += dk2;
     ds -= dk2;
@@ -257,7 +257,7 @@ void RpcAttention<T>::Backward(const Tensor<T>& grad_out, Tensor<T>* grad_in, Ex
   grad_keys_.resize(x.rows(), heads_ * d);
   grad_values_.resize(x.rows(), heads_ * d);
   ParallelFor(ctx, batch, [&](int begin, int end) {
-    Matrix<T> grad_scores, grad_sym;  // this thread's scratch
+    Matrix<T> grad_scores;  // this thread's scratch
     for (int b = begin; b < end; ++b) {
       for (int h = 0; h < heads_; ++h) {
         const auto keys = keys_.block(int64_t(b) * n, h * d, n, d);
@@ -269,7 +269,7 @@ void RpcAttention<T>::Backward(const Tensor<T>& grad_out, Tensor<T>* grad_in, Ex
           dk.setZero();
           dv.setZero();
           SymmetricAttentionBackward(keys, vals, probs_.sample(b * heads_ + h), dh, dk, dv,
-                                     &grad_scores, &grad_sym);
+                                     &grad_scores);
         } else {
           Matrix<T> k = keys, v = vals, dh_copy = dh;
           Matrix<T> dk_head = Matrix<T>::Zero(n, d), dv_head = Matrix<T>::Zero(n, d);
