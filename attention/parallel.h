@@ -4,16 +4,17 @@
 #ifndef ATTNLAB_ATTENTION_PARALLEL_H_
 #define ATTNLAB_ATTENTION_PARALLEL_H_
 
-#include <functional>
-
 #include "attention/exec_context.h"
 #include "tbb/blocked_range.h"
 #include "tbb/parallel_for.h"
 
 namespace attnlab {
 
-// Calls body(begin, end) over disjoint ranges covering [0, n), in the current TBB arena.
-inline void ParallelFor(ExecContext& ctx, int n, const std::function<void(int, int)>& body) {
+// Calls body(begin, end) over disjoint ranges covering [0, n), in the current TBB arena. The
+// body is taken as it is, not as a std::function (which allocates for a lambda that captures
+// more than two pointers, at every call of every step).
+template <typename Body>
+void ParallelFor(ExecContext& ctx, int n, const Body& body) {
   if (ctx.threads() <= 1 || n <= 1) {
     body(0, n);
     return;

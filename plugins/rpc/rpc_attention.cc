@@ -13,8 +13,8 @@
 namespace attnlab {
 namespace {
 
-template <typename T>
-Matrix<T> Shrink(const Matrix<T>& x, T threshold) {
+template <typename X, typename T>
+auto Shrink(const Eigen::MatrixBase<X>& x, T threshold) {
   return x.unaryExpr([threshold](T v) {
     return v > threshold ? v - threshold : v < -threshold ? v + threshold : T(0);
   });
@@ -61,65 +61,78 @@ void SymmetricAttentionBackward(const Eigen::MatrixBase<K>& k, const Eigen::Matr
 }  // namespace
 
 template <typename T>
-Matrix<T> PrincipalAttentionPursuit(const Matrix<T>& k, const Matrix<T>& v, int iterations,
-                                    T lambda, bool threshold_over_mu, T embed_width,
-                                    PapTrace<T>* trace) {
+const Matrix<T>& PrincipalAttentionPursuit(HeadBlock<T> k, HeadBlock<T> v, int iterations,
+                                           T lambda, bool threshold_over_mu, T embed_width,
+                                           PapTrace<T>* trace) {
   const T n = static_cast<T>(k.rows());
   trace->key_l1 = k.cwiseAbs().sum();
   // An all-zero K has nothing to decompose; any finite mu keeps the iteration well defined.
   trace->mu = n * embed_width / (4 * std::max(trace->key_l1, std::numeric_limits<T>::min()));
   const T mu = trace->mu;
   const T threshold = threshold_over_mu ? lambda / mu : lambda * mu;
-  for (auto* list : {&trace->r, &trace->s, &trace->k2, &trace->a, &trace->l, &trace->y_before}) {
+  for (auto* list : {&trace->y_before, &trace->r, &trace->s, &trace->k2, &trace->a, &trace->l}) {
     list->resize(iterations);
   }
-  Matrix<T> l = Matrix<T>::Zero(k.rows(), k.cols()), y = l;
   for (int t = 0; t < iterations; ++t) {
-    trace->y_before[t] = y;
-    trace->r[t] = k - l + y / mu;
-    trace->s[t] = Shrink(trace->r[t], threshold);
+    Matrix<T>& y = trace->y_before[t];
+    Matrix<T>& r = trace->r[t];
+    if (t == 0) {  // L_0 = Y_0 = 0
+      y.setZero(k.rows(), k.cols());
+      r = k;
+    } else {  // Y_{t-1} = Y_{t-2} + mu (K - L_{t-1} - S_{t-1})
+      y = trace->y_before[t - 1] + mu * (k - trace->l[t - 1] - trace->s[t - 1]);
+      r = k - trace->l[t - 1] + y / mu;
+    }
+    trace->s[t] = Shrink(r, threshold);
     trace->k2[t] = k - trace->s[t] - y / mu;
     trace->a[t].resize(k.rows(), k.rows());
-    l.resize(k.rows(), v.cols());
-    SymmetricAttention(trace->k2[t], v, trace->a[t], l);
-    trace->l[t] = l;
-    y += mu * (k - l - trace->s[t]);
+    trace->l[t].resize(k.rows(), v.cols());
+    SymmetricAttention(trace->k2[t], v, trace->a[t], trace->l[t]);
   }
-  return l;
+  return trace->l.back();
 }
 
 template <typename T>
-void PrincipalAttentionPursuitBackward(const Matrix<T>& k, const Matrix<T>& v, T lambda,
+void PrincipalAttentionPursuitBackward(HeadBlock<T> k, HeadBlock<T> v, T lambda,
                                        bool threshold_over_mu, T embed_width,
-                                       const PapTrace<T>& trace, const Matrix<T>& grad_h,
-                                       Matrix<T>* grad_k, Matrix<T>* grad_v) {
+                                       const PapTrace<T>& trace, HeadBlock<T> grad_h,
+                                       PapScratch<T>* scratch, MutableHeadBlock<T> grad_k,
+                                       MutableHeadBlock<T> grad_v) {
   const int iterations = static_cast<int>(trace.l.size());
   const T mu = trace.mu;
   const T threshold = threshold_over_mu ? lambda / mu : lambda * mu;
-  Matrix<T> dk = Matrix<T>::Zero(k.rows(), k.cols());
-  Matrix<T> dl = grad_h, dy = Matrix<T>::Zero(k.rows(), k.cols());  // dL_t, dY_t
-  Matrix<T> grad_scores;  // scratch of the attention backward
+  // dL_t, dY_t, and the other adjoints of one iteration.
+  Matrix<T>& dk = scratch->dk;
+  Matrix<T>& dl = scratch->dl;
+  Matrix<T>& dy = scratch->dy;
+  Matrix<T>& ds = scratch->ds;
+  Matrix<T>& dy_before = scratch->dy_before;
+  Matrix<T>& dk2 = scratch->dk2;
+  Matrix<T>& dr = scratch->dr;
+  dk.setZero(k.rows(), k.cols());
+  dy.setZero(k.rows(), k.cols());
+  dl = grad_h;
   T dmu = 0;
   for (int t = iterations - 1; t >= 0; --t) {
     const Matrix<T>& r = trace.r[t];
     const Matrix<T>& s = trace.s[t];
     const Matrix<T>& y_before = trace.y_before[t];
     // Y_t = Y_{t-1} + mu (K - L_t - S_t)
-    Matrix<T> ds = -mu * dy;
+    ds = -mu * dy;
     dl -= mu * dy;
     dk += mu * dy;
     dmu += dy.cwiseProduct(k - trace.l[t] - s).sum();
-    Matrix<T> dy_before = dy;
+    dy_before = dy;
     // L_t = softmax(c K2 K2^T) V
-    Matrix<T> dk2 = Matrix<T>::Zero(k.rows(), k.cols());
-    SymmetricAttentionBackward(trace.k2[t], v, trace.a[t], dl, dk2, *grad_v, &grad_scores);
+    dk2.setZero(k.rows(), k.cols());
+    SymmetricAttentionBackward(trace.k2[t], v, trace.a[t], dl, dk2, grad_v, &scratch->grad_scores);
     // K2 = K - S_t - Y_{t-1} / mu
     dk += dk2;
     ds -= dk2;
     dy_before -= dk2 / mu;
     dmu += dk2.cwiseProduct(y_before).sum() / (mu * mu);
     // S_t = shrink(R_t, threshold): passes where |R| > threshold, and moves with the threshold
-    Matrix<T> dr = Matrix<T>::Zero(k.rows(), k.cols());
+    dr.setZero(k.rows(), k.cols());
     T dthreshold = 0;
     for (Eigen::Index i = 0; i < r.size(); ++i) {
       if (std::abs(r.data()[i]) > threshold) {
@@ -133,11 +146,11 @@ void PrincipalAttentionPursuitBackward(const Matrix<T>& k, const Matrix<T>& v, T
     dy_before += dr / mu;
     dmu -= dr.cwiseProduct(y_before).sum() / (mu * mu);
     dmu += dthreshold * (threshold_over_mu ? -lambda / (mu * mu) : lambda);
-    dy = std::move(dy_before);
+    dy.swap(dy_before);
   }
   // mu = N C / (4 ||K||_1)
   const T dmu_dl1 = -static_cast<T>(k.rows()) * embed_width / (4 * trace.key_l1 * trace.key_l1);
-  *grad_k += dk + (dmu * dmu_dl1) * k.unaryExpr([](T x) { return Sign(x); });
+  grad_k += dk + (dmu * dmu_dl1) * k.unaryExpr([](T x) { return Sign(x); });
 }
 
 template <typename T>
@@ -231,10 +244,9 @@ void RpcAttention<T>::Forward(const Tensor<T>& in, Tensor<T>* out, ExecContext& 
         if (iterations == 0) {
           SymmetricAttention(keys, vals, probs_.sample(b * heads_ + h), head);
         } else {
-          const Matrix<T> k = keys, v = vals;
           PapTrace<T>& trace = traces_[b * heads_ + h];
-          head = PrincipalAttentionPursuit(k, v, iterations, lambda(), over_mu(),
-                                           static_cast<T>(dim_), &trace);
+          head = PrincipalAttentionPursuit<T>(keys, vals, iterations, lambda(), over_mu(),
+                                              static_cast<T>(dim_), &trace);
           probs_.sample(b * heads_ + h) = trace.a.back();
         }
       }
@@ -256,8 +268,9 @@ void RpcAttention<T>::Backward(const Tensor<T>& grad_out, Tensor<T>* grad_in, Ex
   ParallelProduct(ctx, g, o_.value.transpose(), grad_concat_);
   grad_keys_.resize(x.rows(), heads_ * d);
   grad_values_.resize(x.rows(), heads_ * d);
+  scratch_.Prepare();
   ParallelFor(ctx, batch, [&](int begin, int end) {
-    Matrix<T> grad_scores;  // this thread's scratch
+    PapScratch<T>& scratch = scratch_.Local();
     for (int b = begin; b < end; ++b) {
       for (int h = 0; h < heads_; ++h) {
         const auto keys = keys_.block(int64_t(b) * n, h * d, n, d);
@@ -265,18 +278,15 @@ void RpcAttention<T>::Backward(const Tensor<T>& grad_out, Tensor<T>* grad_in, Ex
         const auto dh = grad_concat_.block(int64_t(b) * n, h * d, n, d);
         auto dk = grad_keys_.block(int64_t(b) * n, h * d, n, d);
         auto dv = grad_values_.block(int64_t(b) * n, h * d, n, d);
+        dk.setZero();
+        dv.setZero();
         if (config_.pap_iterations() == 0) {
-          dk.setZero();
-          dv.setZero();
           SymmetricAttentionBackward(keys, vals, probs_.sample(b * heads_ + h), dh, dk, dv,
-                                     &grad_scores);
+                                     &scratch.grad_scores);
         } else {
-          Matrix<T> k = keys, v = vals, dh_copy = dh;
-          Matrix<T> dk_head = Matrix<T>::Zero(n, d), dv_head = Matrix<T>::Zero(n, d);
-          PrincipalAttentionPursuitBackward(k, v, lambda(), over_mu(), static_cast<T>(dim_),
-                                            traces_[b * heads_ + h], dh_copy, &dk_head, &dv_head);
-          dk = dk_head;
-          dv = dv_head;
+          PrincipalAttentionPursuitBackward<T>(keys, vals, lambda(), over_mu(),
+                                               static_cast<T>(dim_), traces_[b * heads_ + h], dh,
+                                               &scratch, dk, dv);
         }
       }
     }
@@ -295,12 +305,16 @@ void RpcAttention<T>::Backward(const Tensor<T>& grad_out, Tensor<T>* grad_in, Ex
 
 template class RpcAttention<float>;
 template class RpcAttention<double>;
-template Matrix<double> PrincipalAttentionPursuit(const Matrix<double>&, const Matrix<double>&,
-                                                  int, double, bool, double, PapTrace<double>*);
-template void PrincipalAttentionPursuitBackward(const Matrix<double>&, const Matrix<double>&,
-                                                double, bool, double, const PapTrace<double>&,
-                                                const Matrix<double>&, Matrix<double>*,
-                                                Matrix<double>*);
+template const Matrix<float>& PrincipalAttentionPursuit(HeadBlock<float>, HeadBlock<float>, int,
+                                                       float, bool, float, PapTrace<float>*);
+template const Matrix<double>& PrincipalAttentionPursuit(HeadBlock<double>, HeadBlock<double>,
+                                                        int, double, bool, double,
+                                                        PapTrace<double>*);
+template void PrincipalAttentionPursuitBackward(HeadBlock<double>, HeadBlock<double>, double,
+                                                bool, double, const PapTrace<double>&,
+                                                HeadBlock<double>, PapScratch<double>*,
+                                                MutableHeadBlock<double>,
+                                                MutableHeadBlock<double>);
 
 ATTNLAB_REGISTER_LAYER("rpc", plugins::RpcAttentionConfig, RpcAttention,
                        "symmetric softmax attention (keys as queries), and RPC-Attention by "

@@ -7,32 +7,47 @@
 
 #include "absl/status/statusor.h"
 #include "attention/attention_layer.h"
+#include "attention/per_thread.h"
 #include "plugins/rpc/rpc_attention.pb.h"
 
 namespace attnlab {
 
+// A head's K, V or dL/dH: a block of the layer's (B*N) x (heads*D) matrices, taken in place.
+template <typename T>
+using HeadBlock = Eigen::Ref<const Matrix<T>, 0, Eigen::OuterStride<>>;
+template <typename T>
+using MutableHeadBlock = Eigen::Ref<Matrix<T>, 0, Eigen::OuterStride<>>;
+
 // Principal Attention Pursuit on one head's K and V (N x D), with everything its backward pass
-// needs. Exposed for the direct-transcription test.
+// needs. Exposed for the direct-transcription test. The trace is kept from step to step, so
+// that the iterations reuse its matrices instead of allocating.
 template <typename T>
 struct PapTrace {
   T mu = 0, key_l1 = 0;
-  // Per iteration t = 1..n: the shrink input R, S, K2, the attention A and the output L, and
-  // Y before the iteration.
-  std::vector<Matrix<T>> r, s, k2, a, l, y_before;
+  // Per iteration t = 1..n: Y before the iteration, the shrink input R, S, K2, the attention A
+  // and the output L.
+  std::vector<Matrix<T>> y_before, r, s, k2, a, l;
 };
 
-// Runs PAP (n >= 1 iterations) and returns L_n; `trace` receives the intermediates.
+// The backward pass's working matrices, one set per thread, reused for every head.
 template <typename T>
-Matrix<T> PrincipalAttentionPursuit(const Matrix<T>& k, const Matrix<T>& v, int iterations,
-                                    T lambda, bool threshold_over_mu, T embed_width,
-                                    PapTrace<T>* trace);
+struct PapScratch {
+  Matrix<T> dk, dl, dy, ds, dy_before, dk2, dr, grad_scores;
+};
+
+// Runs PAP (n >= 1 iterations) and returns L_n, which lives in `trace`.
+template <typename T>
+const Matrix<T>& PrincipalAttentionPursuit(HeadBlock<T> k, HeadBlock<T> v, int iterations,
+                                           T lambda, bool threshold_over_mu, T embed_width,
+                                           PapTrace<T>* trace);
 
 // Given dL/dH for H = PAP(K, V), adds dL/dK and dL/dV.
 template <typename T>
-void PrincipalAttentionPursuitBackward(const Matrix<T>& k, const Matrix<T>& v, T lambda,
+void PrincipalAttentionPursuitBackward(HeadBlock<T> k, HeadBlock<T> v, T lambda,
                                        bool threshold_over_mu, T embed_width,
-                                       const PapTrace<T>& trace, const Matrix<T>& grad_h,
-                                       Matrix<T>* grad_k, Matrix<T>* grad_v);
+                                       const PapTrace<T>& trace, HeadBlock<T> grad_h,
+                                       PapScratch<T>* scratch, MutableHeadBlock<T> grad_k,
+                                       MutableHeadBlock<T> grad_v);
 
 template <typename T>
 class RpcAttention : public AttentionLayer<T> {
@@ -69,6 +84,7 @@ class RpcAttention : public AttentionLayer<T> {
   Tensor<T> probs_;
   std::vector<PapTrace<T>> traces_;   // per (sample, head), with pap_iterations > 0
   Matrix<T> grad_keys_, grad_values_, grad_concat_;
+  PerThread<PapScratch<T>> scratch_;  // the backward's, per thread
 };
 
 }  // namespace attnlab

@@ -62,7 +62,7 @@ TEST(RpcAttentionTest, PapMatchesADirectTranscription) {
       const Mat k = Mat::Random(7, 3), v = Mat::Random(7, 3);
       PapTrace<double> trace;
       // lambda 0.05 so that both conventions leave some entries in S.
-      const Mat ours = PrincipalAttentionPursuit(k, v, iterations, 0.05, over_mu, 8.0, &trace);
+      const Mat ours = PrincipalAttentionPursuit<double>(k, v, iterations, 0.05, over_mu, 8.0, &trace);
       const Mat direct = DirectPap(k, v, iterations, 0.05, 8.0, over_mu);
       EXPECT_LT((ours - direct).cwiseAbs().maxCoeff(), 1e-12) << iterations << " " << over_mu;
       EXPECT_GT(trace.s.back().cwiseAbs().maxCoeff(), 0.0);  // the shrinkage did something
@@ -76,12 +76,15 @@ TEST(RpcAttentionTest, PapGradientMatchesFiniteDifferences) {
     Mat k = Mat::Random(6, 3), v = Mat::Random(6, 3);
     const Mat g = Mat::Random(6, 3);
     PapTrace<double> trace;
-    PrincipalAttentionPursuit(k, v, 3, 0.05, over_mu, 8.0, &trace);
+    PrincipalAttentionPursuit<double>(k, v, 3, 0.05, over_mu, 8.0, &trace);
     Mat dk = Mat::Zero(6, 3), dv = Mat::Zero(6, 3);
-    PrincipalAttentionPursuitBackward(k, v, 0.05, over_mu, 8.0, trace, g, &dk, &dv);
+    PapScratch<double> scratch;
+    PrincipalAttentionPursuitBackward<double>(k, v, 0.05, over_mu, 8.0, trace, g, &scratch, dk, dv);
     auto value = [&] {
-      PapTrace<double> scratch;
-      return PrincipalAttentionPursuit(k, v, 3, 0.05, over_mu, 8.0, &scratch).cwiseProduct(g).sum();
+      PapTrace<double> other;
+      return PrincipalAttentionPursuit<double>(k, v, 3, 0.05, over_mu, 8.0, &other)
+          .cwiseProduct(g)
+          .sum();
     };
     for (Mat* x : {&k, &v}) {
       const Mat& analytic = x == &k ? dk : dv;
