@@ -1,0 +1,79 @@
+// SmallProduct against Eigen's product: every column-tile width (1-5 packets), row counts that
+// leave tails, op(A) = A and A^T, overwrite and accumulate, float and double.
+#include "attention/small_product.h"
+
+#include <random>
+
+#include "attention/tensor.h"
+#include "gtest/gtest.h"
+
+namespace attnlab {
+namespace {
+
+template <typename T>
+Matrix<T> Random(int rows, int cols, std::mt19937& rng) {
+  std::normal_distribution<double> normal;
+  Matrix<T> m(rows, cols);
+  for (Eigen::Index i = 0; i < m.size(); ++i) m.data()[i] = T(normal(rng));
+  return m;
+}
+
+template <typename T>
+void CheckAgainstEigen(double tolerance) {
+  constexpr int kLanes = Eigen::internal::packet_traits<T>::size;
+  std::mt19937 rng(11);
+  for (int rows : {1, 7, 8, 9, 50}) {
+    for (int packets : {1, 2, 3, 4, 5}) {
+      for (int depth : {1, 16, 50}) {
+        for (bool transpose : {false, true}) {
+          for (bool accumulate : {false, true}) {
+            SCOPED_TRACE(testing::Message() << rows << " x " << packets << " packets, depth "
+                                            << depth << (transpose ? ", A^T" : "")
+                                            << (accumulate ? ", +=" : ""));
+            const int cols = packets * kLanes;
+            // Operands inside wider matrices, as a head's blocks are.
+            const Matrix<T> a_wide = transpose ? Random<T>(depth, rows + 3, rng)
+                                               : Random<T>(rows, depth + 3, rng);
+            const auto a = transpose ? a_wide.leftCols(rows) : a_wide.leftCols(depth);
+            const Matrix<T> b_wide = Random<T>(depth, cols + kLanes, rng);
+            const auto b = b_wide.leftCols(cols);
+            Matrix<T> c_wide = Random<T>(rows, cols + 5, rng);
+            Matrix<T> want = c_wide.leftCols(cols);
+            const T alpha = T(0.7);
+            if (transpose) {
+              if (!accumulate) want.setZero();
+              want.noalias() += alpha * a.transpose() * b;
+            } else {
+              if (!accumulate) want.setZero();
+              want.noalias() += alpha * a * b;
+            }
+            const int64_t stride = a_wide.cols();
+            SmallProduct<T>(rows, cols, depth, alpha, a_wide.data(), transpose ? 1 : stride,
+                            transpose ? stride : 1, b_wide.data(), b_wide.cols(), c_wide.data(),
+                            c_wide.cols(), accumulate);
+            EXPECT_LE((c_wide.leftCols(cols) - want).cwiseAbs().maxCoeff(),
+                      tolerance * (1 + want.cwiseAbs().maxCoeff()));
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(SmallProductTest, MatchesEigenInFloat) { CheckAgainstEigen<float>(1e-5); }
+TEST(SmallProductTest, MatchesEigenInDouble) { CheckAgainstEigen<double>(1e-13); }
+
+TEST(SmallProductTest, LeavesColumnsPastTheProductAlone) {
+  constexpr int kLanes = Eigen::internal::packet_traits<float>::size;
+  Matrix<float> a = Matrix<float>::Ones(3, 2), b = Matrix<float>::Ones(2, kLanes);
+  Matrix<float> c = Matrix<float>::Constant(3, kLanes + 1, -1);
+  SmallProduct<float>(3, kLanes, 2, 1.0f, a.data(), 2, 1, b.data(), kLanes, c.data(), kLanes + 1,
+                      false);
+  EXPECT_EQ(c.leftCols(kLanes), Matrix<float>::Constant(3, kLanes, 2));
+  EXPECT_EQ(c.col(kLanes), Matrix<float>::Constant(3, 1, -1));
+  EXPECT_TRUE(SmallProductFits<float>(2 * kLanes));
+  EXPECT_FALSE(SmallProductFits<float>(kLanes + 1));
+}
+
+}  // namespace
+}  // namespace attnlab
