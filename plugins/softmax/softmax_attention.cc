@@ -11,8 +11,8 @@
 #include "attention/parallel_product.h"
 #include "attention/plugin_registry.h"
 #include "attention/softmax.h"
-#include "plugins/softmax/token_passes.h"
 #include "attention/status_macros.h"
+#include "plugins/softmax/token_passes.h"
 
 namespace attnlab {
 
