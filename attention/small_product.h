@@ -11,14 +11,10 @@
 #include <cstdint>
 
 #include "Eigen/Core"
+#include "attention/packet.h"
 
 namespace attnlab {
 namespace small_product_internal {
-
-template <typename T>
-using Packet = typename Eigen::internal::packet_traits<T>::type;
-template <typename T>
-constexpr int kLanes = Eigen::internal::packet_traits<T>::size;
 
 template <typename T, int kRows, int kPackets>
 EIGEN_ALWAYS_INLINE void Tile(int depth, T alpha, const T* a, int64_t a_row, int64_t a_col,
@@ -31,7 +27,7 @@ EIGEN_ALWAYS_INLINE void Tile(int depth, T alpha, const T* a, int64_t a_row, int
   }
   for (int k = 0; k < depth; ++k) {
     P bp[kPackets];
-    for (int p = 0; p < kPackets; ++p) bp[p] = ploadu<P>(b + k * ldb + p * kLanes<T>);
+    for (int p = 0; p < kPackets; ++p) bp[p] = ploadu<P>(b + k * ldb + p * kPacketSize<T>);
     for (int r = 0; r < kRows; ++r) {
       const P ap = pset1<P>(a[r * a_row + k * a_col]);
       for (int p = 0; p < kPackets; ++p) acc[r][p] = pmadd(ap, bp[p], acc[r][p]);
@@ -40,7 +36,7 @@ EIGEN_ALWAYS_INLINE void Tile(int depth, T alpha, const T* a, int64_t a_row, int
   const P scale = pset1<P>(alpha);
   for (int r = 0; r < kRows; ++r) {
     for (int p = 0; p < kPackets; ++p) {
-      T* out = c + r * ldc + p * kLanes<T>;
+      T* out = c + r * ldc + p * kPacketSize<T>;
       const P value = pmul(scale, acc[r][p]);
       pstoreu(out, accumulate ? padd(ploadu<P>(out), value) : value);
     }
@@ -68,16 +64,16 @@ void Columns(int rows, int depth, T alpha, const T* a, int64_t a_row, int64_t a_
 // Whether SmallProduct takes C and B rows of `cols` entries.
 template <typename T>
 bool SmallProductFits(int64_t cols) {
-  return cols > 0 && cols % small_product_internal::kLanes<T> == 0;
+  return cols > 0 && cols % kPacketSize<T> == 0;
 }
 
 // C (rows x cols) = alpha op(A) B, or += with accumulate; op(A) is rows x depth, B depth x cols.
 // Needs SmallProductFits<T>(cols).
 template <typename T>
-void SmallProduct(int rows, int cols, int depth, T alpha, const T* a, int64_t a_row,
-                  int64_t a_col, const T* b, int64_t ldb, T* c, int64_t ldc, bool accumulate) {
+void SmallProduct(int rows, int cols, int depth, T alpha, const T* a, int64_t a_row, int64_t a_col,
+                  const T* b, int64_t ldb, T* c, int64_t ldc, bool accumulate) {
   using namespace small_product_internal;
-  constexpr int L = kLanes<T>;
+  constexpr int L = kPacketSize<T>;
   int j = 0;
   for (; j + 4 * L <= cols; j += 4 * L) {
     Columns<T, 4>(rows, depth, alpha, a, a_row, a_col, b + j, ldb, c + j, ldc, accumulate);

@@ -2,8 +2,7 @@
 // leave tails, op(A) = A and A^T, overwrite and accumulate, float and double.
 #include "attention/small_product.h"
 
-#include <random>
-
+#include "attention/packet.h"
 #include "attention/tensor.h"
 #include "gtest/gtest.h"
 
@@ -11,33 +10,24 @@ namespace attnlab {
 namespace {
 
 template <typename T>
-Matrix<T> Random(int rows, int cols, std::mt19937& rng) {
-  std::normal_distribution<double> normal;
-  Matrix<T> m(rows, cols);
-  for (Eigen::Index i = 0; i < m.size(); ++i) m.data()[i] = T(normal(rng));
-  return m;
-}
-
-template <typename T>
 void CheckAgainstEigen(double tolerance) {
-  constexpr int kLanes = Eigen::internal::packet_traits<T>::size;
-  std::mt19937 rng(11);
+  constexpr int kLanes = kPacketSize<T>;
   for (int rows : {1, 7, 8, 9, 50}) {
     for (int packets : {1, 2, 3, 4, 5}) {
       for (int depth : {1, 16, 50}) {
         for (bool transpose : {false, true}) {
           for (bool accumulate : {false, true}) {
-            SCOPED_TRACE(testing::Message() << rows << " x " << packets << " packets, depth "
-                                            << depth << (transpose ? ", A^T" : "")
-                                            << (accumulate ? ", +=" : ""));
+            SCOPED_TRACE(testing::Message()
+                         << rows << " x " << packets << " packets, depth " << depth
+                         << (transpose ? ", A^T" : "") << (accumulate ? ", +=" : ""));
             const int cols = packets * kLanes;
             // Operands inside wider matrices, as a head's blocks are.
-            const Matrix<T> a_wide = transpose ? Random<T>(depth, rows + 3, rng)
-                                               : Random<T>(rows, depth + 3, rng);
+            const Matrix<T> a_wide =
+                transpose ? Matrix<T>::Random(depth, rows + 3) : Matrix<T>::Random(rows, depth + 3);
             const auto a = transpose ? a_wide.leftCols(rows) : a_wide.leftCols(depth);
-            const Matrix<T> b_wide = Random<T>(depth, cols + kLanes, rng);
+            const Matrix<T> b_wide = Matrix<T>::Random(depth, cols + kLanes);
             const auto b = b_wide.leftCols(cols);
-            Matrix<T> c_wide = Random<T>(rows, cols + 5, rng);
+            Matrix<T> c_wide = Matrix<T>::Random(rows, cols + 5);
             Matrix<T> want = c_wide.leftCols(cols);
             const T alpha = T(0.7);
             if (transpose) {
@@ -64,7 +54,7 @@ TEST(SmallProductTest, MatchesEigenInFloat) { CheckAgainstEigen<float>(1e-5); }
 TEST(SmallProductTest, MatchesEigenInDouble) { CheckAgainstEigen<double>(1e-13); }
 
 TEST(SmallProductTest, LeavesColumnsPastTheProductAlone) {
-  constexpr int kLanes = Eigen::internal::packet_traits<float>::size;
+  constexpr int kLanes = kPacketSize<float>;
   Matrix<float> a = Matrix<float>::Ones(3, 2), b = Matrix<float>::Ones(2, kLanes);
   Matrix<float> c = Matrix<float>::Constant(3, kLanes + 1, -1);
   SmallProduct<float>(3, kLanes, 2, 1.0f, a.data(), 2, 1, b.data(), kLanes, c.data(), kLanes + 1,

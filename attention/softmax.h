@@ -8,14 +8,10 @@
 #include <limits>
 
 #include "Eigen/Core"
+#include "attention/packet.h"
 
 namespace attnlab {
 namespace softmax_internal {
-
-template <typename T>
-using Packet = typename Eigen::internal::packet_traits<T>::type;
-template <typename T>
-constexpr int kLanes = Eigen::internal::packet_traits<T>::size;
 
 // Whether D's rows are contiguous in memory, so that the row kernels below can take them as
 // pointers. (Eigen's own loops over a row peel scalars until the row is aligned and finish
@@ -39,9 +35,9 @@ EIGEN_ALWAYS_INLINE Packet<T> Exp(const Packet<T>& x) {
 // The last n % lanes entries of a row, as a full packet padded with `fill`.
 template <typename T>
 struct Tail {
-  alignas(64) T values[kLanes<T>];
+  alignas(64) T values[kPacketSize<T>];
   Tail(const T* x, int count, T fill) {
-    std::fill(values, values + kLanes<T>, fill);
+    std::fill(values, values + kPacketSize<T>, fill);
     std::copy(x, x + count, values);
   }
   Packet<T> packet() const { return Eigen::internal::pload<Packet<T>>(values); }
@@ -52,7 +48,7 @@ template <typename T>
 void SoftmaxRow(const T* x, int n, T* y) {
   using namespace Eigen::internal;
   using P = Packet<T>;
-  constexpr int L = kLanes<T>;
+  constexpr int L = kPacketSize<T>;
   const int full = n - n % L;
   P packet_max = pset1<P>(-std::numeric_limits<T>::infinity());
   for (int k = 0; k < full; k += L) packet_max = pmax(packet_max, ploadu<P>(x + k));
@@ -85,7 +81,7 @@ template <typename T>
 void SoftmaxBackwardRow(const T* p, const T* g, int n, T* out) {
   using namespace Eigen::internal;
   using P = Packet<T>;
-  constexpr int L = kLanes<T>;
+  constexpr int L = kPacketSize<T>;
   const int full = n - n % L;
   P packet_max = pset1<P>(T(0));
   for (int k = 0; k < full; k += L) packet_max = pmax(packet_max, ploadu<P>(p + k));

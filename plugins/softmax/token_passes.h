@@ -13,14 +13,10 @@
 #include <cstdint>
 
 #include "Eigen/Core"
+#include "attention/packet.h"
 
 namespace attnlab {
 namespace token_passes_internal {
-
-template <typename T>
-using Packet = typename Eigen::internal::packet_traits<T>::type;
-template <typename T>
-constexpr int kLanes = Eigen::internal::packet_traits<T>::size;
 
 // Spreads the prefetch of half (`half` 0 or 1) of a block over `steps` calls of Step.
 class Prefetcher {
@@ -55,7 +51,7 @@ EIGEN_ALWAYS_INLINE void DotTile(const T* x, const T* v, int dim, T* dots, int r
     for (int c = 0; c < kVecs; ++c) acc[r][c] = pset1<P>(T(0));
   }
   int k = 0;
-  for (; k + kLanes<T> <= dim; k += kLanes<T>) {
+  for (; k + kPacketSize<T> <= dim; k += kPacketSize<T>) {
     P vp[kVecs];
     for (int c = 0; c < kVecs; ++c) vp[c] = ploadu<P>(v + int64_t(c) * dim + k);
     for (int r = 0; r < kRows; ++r) {
@@ -85,7 +81,7 @@ EIGEN_ALWAYS_INLINE void SumTile(const T* tokens, int rows, int dim, const T* we
   for (int t = 0; t < rows; ++t) {
     P xp[kPackets];
     for (int p = 0; p < kPackets; ++p)
-      xp[p] = ploadu<P>(tokens + int64_t(t) * dim + k + p * kLanes<T>);
+      xp[p] = ploadu<P>(tokens + int64_t(t) * dim + k + p * kPacketSize<T>);
     for (int c = 0; c < kWeights; ++c) {
       const P w = pset1<P>(weights[int64_t(c) * rows + t]);
       for (int p = 0; p < kPackets; ++p) acc[c][p] = pmadd(w, xp[p], acc[c][p]);
@@ -93,7 +89,7 @@ EIGEN_ALWAYS_INLINE void SumTile(const T* tokens, int rows, int dim, const T* we
   }
   for (int c = 0; c < kWeights; ++c) {
     for (int p = 0; p < kPackets; ++p)
-      pstoreu(sums + int64_t(c) * dim + k + p * kLanes<T>, acc[c][p]);
+      pstoreu(sums + int64_t(c) * dim + k + p * kPacketSize<T>, acc[c][p]);
   }
 }
 
@@ -135,7 +131,7 @@ template <typename T>
 void WeightedTokenSums(const T* tokens, int rows, int dim, const T* weights, int count, T* sums,
                        const T* next) {
   using namespace token_passes_internal;
-  constexpr int kBlock = 4 * kLanes<T>;
+  constexpr int kBlock = 4 * kPacketSize<T>;
   const int steps = (dim + kBlock - 1) / kBlock * ((count + 1) / 2);
   const Prefetcher prefetch(next, int64_t(rows) * dim * sizeof(T), steps, 1);
   int step = 0;
@@ -153,7 +149,7 @@ void WeightedTokenSums(const T* tokens, int rows, int dim, const T* weights, int
       }
     }
     if (k < dim) prefetch.Step(step++);
-    for (; k + kLanes<T> <= dim; k += kLanes<T>) {
+    for (; k + kPacketSize<T> <= dim; k += kPacketSize<T>) {
       if (pair) {
         SumTile<T, 2, 1>(tokens, rows, dim, w, k, sum);
       } else {

@@ -2,8 +2,6 @@
 // tile and tail (rows not a multiple of 4, dims not a multiple of the packet, odd counts).
 #include "plugins/softmax/token_passes.h"
 
-#include <random>
-
 #include "attention/tensor.h"
 #include "gtest/gtest.h"
 
@@ -11,24 +9,15 @@ namespace attnlab {
 namespace {
 
 template <typename T>
-Matrix<T> RandomMatrix(int rows, int cols, std::mt19937& rng) {
-  std::normal_distribution<double> normal;
-  Matrix<T> m(rows, cols);
-  for (Eigen::Index i = 0; i < m.size(); ++i) m.data()[i] = T(normal(rng));
-  return m;
-}
-
-template <typename T>
 void CheckShapes(double tolerance) {
-  std::mt19937 rng(7);
   for (int rows : {1, 3, 4, 5, 7, 64}) {
     for (int dim : {1, 3, 8, 13, 17, 33, 64, 70}) {
       for (int count : {1, 2, 3}) {
         SCOPED_TRACE(testing::Message() << "rows " << rows << " dim " << dim << " count " << count);
         // Two samples' tokens: the first pass prefetches the second.
-        const Matrix<T> tokens = RandomMatrix<T>(2 * rows, dim, rng);
-        const Matrix<T> vectors = RandomMatrix<T>(count, dim, rng);
-        const Matrix<T> weights = RandomMatrix<T>(count, rows, rng);
+        const Matrix<T> tokens = Matrix<T>::Random(2 * rows, dim);
+        const Matrix<T> vectors = Matrix<T>::Random(count, dim);
+        const Matrix<T> weights = Matrix<T>::Random(count, rows);
         const auto sample = tokens.topRows(rows);
         Matrix<T> dots(count, rows), sums(count, dim);
         TokenDots(tokens.data(), rows, dim, vectors.data(), count, dots.data(),
