@@ -1,6 +1,8 @@
-// SmallProduct against Eigen's product: every column-tile width (1-5 packets), row counts that
-// leave tails, op(A) = A and A^T, overwrite and accumulate, float and double.
-#include "attention/small_product.h"
+// TiledProduct against Eigen's product: every column-tile width (1-5 packets, whole and with a
+// partial last packet), row counts that leave tails of every tile height, depths in one chunk
+// and across chunks, op(A) = A and A^T, overwrite and accumulate, float and double; nothing past
+// C's columns is written.
+#include "attention/tiled_product.h"
 
 #include "attention/packet.h"
 #include "attention/tensor.h"
@@ -12,15 +14,15 @@ namespace {
 template <typename T>
 void CheckAgainstEigen(double tolerance) {
   constexpr int kLanes = kPacketSize<T>;
-  for (int rows : {1, 7, 8, 9, 50}) {
-    for (int packets : {1, 2, 3, 4, 5}) {
-      for (int depth : {1, 16, 50}) {
+  for (int rows : {1, 5, 7, 8, 9, 13, 50}) {
+    for (int cols : {1, kLanes - 1, kLanes, 2 * kLanes + 3, 3 * kLanes, 4 * kLanes - 2,
+                     4 * kLanes, 4 * kLanes + 1, 5 * kLanes, 7 * kLanes + 2}) {
+      for (int depth : {1, 16, 50, 128, 129, 300}) {
         for (bool transpose : {false, true}) {
           for (bool accumulate : {false, true}) {
             SCOPED_TRACE(testing::Message()
-                         << rows << " x " << packets << " packets, depth " << depth
+                         << rows << " x " << cols << ", depth " << depth
                          << (transpose ? ", A^T" : "") << (accumulate ? ", +=" : ""));
-            const int cols = packets * kLanes;
             // Operands inside wider matrices, as a head's blocks are.
             const Matrix<T> a_wide =
                 transpose ? Matrix<T>::Random(depth, rows + 3) : Matrix<T>::Random(rows, depth + 3);
@@ -28,6 +30,7 @@ void CheckAgainstEigen(double tolerance) {
             const Matrix<T> b_wide = Matrix<T>::Random(depth, cols + kLanes);
             const auto b = b_wide.leftCols(cols);
             Matrix<T> c_wide = Matrix<T>::Random(rows, cols + 5);
+            const Matrix<T> c_before = c_wide;
             Matrix<T> want = c_wide.leftCols(cols);
             const T alpha = T(0.7);
             if (transpose) {
@@ -38,11 +41,12 @@ void CheckAgainstEigen(double tolerance) {
               want.noalias() += alpha * a * b;
             }
             const int64_t stride = a_wide.cols();
-            SmallProduct<T>(rows, cols, depth, alpha, a_wide.data(), transpose ? 1 : stride,
+            TiledProduct<T>(rows, cols, depth, alpha, a_wide.data(), transpose ? 1 : stride,
                             transpose ? stride : 1, b_wide.data(), b_wide.cols(), c_wide.data(),
                             c_wide.cols(), accumulate);
             EXPECT_LE((c_wide.leftCols(cols) - want).cwiseAbs().maxCoeff(),
                       tolerance * (1 + want.cwiseAbs().maxCoeff()));
+            EXPECT_EQ(c_wide.rightCols(5), c_before.rightCols(5));
           }
         }
       }
@@ -50,19 +54,28 @@ void CheckAgainstEigen(double tolerance) {
   }
 }
 
-TEST(SmallProductTest, MatchesEigenInFloat) { CheckAgainstEigen<float>(1e-5); }
-TEST(SmallProductTest, MatchesEigenInDouble) { CheckAgainstEigen<double>(1e-13); }
+TEST(TiledProductTest, MatchesEigenInFloat) { CheckAgainstEigen<float>(1e-5); }
+TEST(TiledProductTest, MatchesEigenInDouble) { CheckAgainstEigen<double>(1e-13); }
 
-TEST(SmallProductTest, LeavesColumnsPastTheProductAlone) {
+TEST(TiledProductTest, LeavesColumnsPastTheProductAlone) {
   constexpr int kLanes = kPacketSize<float>;
   Matrix<float> a = Matrix<float>::Ones(3, 2), b = Matrix<float>::Ones(2, kLanes);
   Matrix<float> c = Matrix<float>::Constant(3, kLanes + 1, -1);
-  SmallProduct<float>(3, kLanes, 2, 1.0f, a.data(), 2, 1, b.data(), kLanes, c.data(), kLanes + 1,
+  TiledProduct<float>(3, kLanes, 2, 1.0f, a.data(), 2, 1, b.data(), kLanes, c.data(), kLanes + 1,
                       false);
   EXPECT_EQ(c.leftCols(kLanes), Matrix<float>::Constant(3, kLanes, 2));
   EXPECT_EQ(c.col(kLanes), Matrix<float>::Constant(3, 1, -1));
-  EXPECT_TRUE(SmallProductFits<float>(2 * kLanes));
-  EXPECT_FALSE(SmallProductFits<float>(kLanes + 1));
+  EXPECT_EQ(PaddedColumns<float>(2 * kLanes), 2 * kLanes);
+  EXPECT_EQ(PaddedColumns<float>(kLanes + 1), 2 * kLanes);
+}
+
+TEST(TiledProductTest, EmptyDepthClearsOrKeeps) {
+  constexpr int kLanes = kPacketSize<float>;
+  Matrix<float> c = Matrix<float>::Constant(2, kLanes, 3);
+  TiledProduct<float>(2, kLanes, 0, 1.0f, nullptr, 0, 1, nullptr, kLanes, c.data(), kLanes, true);
+  EXPECT_EQ(c, Matrix<float>::Constant(2, kLanes, 3));
+  TiledProduct<float>(2, kLanes, 0, 1.0f, nullptr, 0, 1, nullptr, kLanes, c.data(), kLanes, false);
+  EXPECT_EQ(c, Matrix<float>::Zero(2, kLanes));
 }
 
 }  // namespace

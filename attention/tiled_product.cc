@@ -1,0 +1,147 @@
+#include "attention/tiled_product.h"
+
+#include <algorithm>
+
+#include "Eigen/Core"
+
+namespace attnlab {
+namespace {
+
+// A kRows x kPackets tile of C over `depth` steps of broadcast-multiply-add; with
+// kPartialLast, C's last packet has only last_lanes columns (B's has all lanes readable).
+template <typename T, int kRows, int kPackets, bool kPartialLast>
+EIGEN_ALWAYS_INLINE void Tile(int depth, T alpha, const T* a, int64_t a_row, int64_t a_col,
+                              const T* b, int64_t ldb, T* c, int64_t ldc, bool accumulate,
+                              int last_lanes) {
+  using namespace Eigen::internal;
+  using P = Packet<T>;
+  P acc[kRows][kPackets];
+  for (int r = 0; r < kRows; ++r) {
+    for (int p = 0; p < kPackets; ++p) acc[r][p] = pset1<P>(T(0));
+  }
+  for (int k = 0; k < depth; ++k) {
+    P bp[kPackets];
+    for (int p = 0; p < kPackets; ++p) bp[p] = ploadu<P>(b + k * ldb + p * kPacketSize<T>);
+    for (int r = 0; r < kRows; ++r) {
+      const P ap = pset1<P>(a[r * a_row + k * a_col]);
+      for (int p = 0; p < kPackets; ++p) acc[r][p] = pmadd(ap, bp[p], acc[r][p]);
+    }
+  }
+  const P scale = pset1<P>(alpha);
+  for (int r = 0; r < kRows; ++r) {
+    for (int p = 0; p < kPackets; ++p) {
+      T* out = c + r * ldc + p * kPacketSize<T>;
+      const P value = pmul(scale, acc[r][p]);
+      if (kPartialLast && p == kPackets - 1) {
+        // Only last_lanes entries of C's row remain: through a buffer.
+        alignas(64) T buffer[kPacketSize<T>];
+        pstore(buffer, value);
+        for (int l = 0; l < last_lanes; ++l) out[l] = accumulate ? out[l] + buffer[l] : buffer[l];
+      } else {
+        pstoreu(out, accumulate ? padd(ploadu<P>(out), value) : value);
+      }
+    }
+  }
+}
+
+// The last rows of C (rows < kRows), in one tile of exactly that height: single-row tiles
+// have too few accumulator chains to hide the FMA latency (a 64-row weight gradient ends in 4).
+template <typename T, int kPackets, bool kPartialLast, int kRows>
+EIGEN_ALWAYS_INLINE void RowTail(int rows, int depth, T alpha, const T* a, int64_t a_row,
+                                 int64_t a_col, const T* b, int64_t ldb, T* c, int64_t ldc,
+                                 bool accumulate, int last_lanes) {
+  if constexpr (kRows > 0) {
+    if (rows == kRows) {
+      Tile<T, kRows, kPackets, kPartialLast>(depth, alpha, a, a_row, a_col, b, ldb, c, ldc,
+                                             accumulate, last_lanes);
+    } else {
+      RowTail<T, kPackets, kPartialLast, kRows - 1>(rows, depth, alpha, a, a_row, a_col, b, ldb,
+                                                    c, ldc, accumulate, last_lanes);
+    }
+  }
+}
+
+// All rows of C for one group of kPackets columns. Tiles of up to 24 accumulators (of AVX-512's
+// 32 registers, the rest hold B's packets and the broadcast): enough independent chains to hide
+// the FMA latency, and few loads per FMA.
+template <typename T, int kPackets, bool kPartialLast = false>
+void Columns(int rows, int depth, T alpha, const T* a, int64_t a_row, int64_t a_col, const T* b,
+             int64_t ldb, T* c, int64_t ldc, bool accumulate, int last_lanes = 0) {
+  constexpr int kRows = kPackets == 1 ? 8 : kPackets == 2 ? 12 : kPackets == 3 ? 8 : 6;
+  int i = 0;
+  for (; i + kRows <= rows; i += kRows) {
+    Tile<T, kRows, kPackets, kPartialLast>(depth, alpha, a + i * a_row, a_row, a_col, b, ldb,
+                                           c + i * ldc, ldc, accumulate, last_lanes);
+  }
+  RowTail<T, kPackets, kPartialLast, kRows - 1>(rows - i, depth, alpha, a + i * a_row, a_row,
+                                                a_col, b, ldb, c + i * ldc, ldc, accumulate,
+                                                last_lanes);
+}
+
+// The last 1-4 packets of columns, of which the last may be partial.
+template <typename T, int kPackets>
+void LastColumns(int rows, int depth, T alpha, const T* a, int64_t a_row, int64_t a_col,
+                 const T* b, int64_t ldb, T* c, int64_t ldc, bool accumulate, int last_lanes) {
+  if (last_lanes < kPacketSize<T>) {
+    Columns<T, kPackets, true>(rows, depth, alpha, a, a_row, a_col, b, ldb, c, ldc, accumulate,
+                               last_lanes);
+  } else {
+    Columns<T, kPackets>(rows, depth, alpha, a, a_row, a_col, b, ldb, c, ldc, accumulate);
+  }
+}
+
+template <typename T>
+void ColumnGroups(int rows, int cols, int depth, T alpha, const T* a, int64_t a_row,
+                  int64_t a_col, const T* b, int64_t ldb, T* c, int64_t ldc, bool accumulate) {
+  constexpr int L = kPacketSize<T>;
+  int j = 0;
+  for (; j + 4 * L <= cols; j += 4 * L) {
+    Columns<T, 4>(rows, depth, alpha, a, a_row, a_col, b + j, ldb, c + j, ldc, accumulate);
+  }
+  const int left = cols - j, packets = (left + L - 1) / L, last_lanes = left - (packets - 1) * L;
+  switch (packets) {
+    case 4:
+      LastColumns<T, 4>(rows, depth, alpha, a, a_row, a_col, b + j, ldb, c + j, ldc, accumulate,
+                        last_lanes);
+      break;
+    case 3:
+      LastColumns<T, 3>(rows, depth, alpha, a, a_row, a_col, b + j, ldb, c + j, ldc, accumulate,
+                        last_lanes);
+      break;
+    case 2:
+      LastColumns<T, 2>(rows, depth, alpha, a, a_row, a_col, b + j, ldb, c + j, ldc, accumulate,
+                        last_lanes);
+      break;
+    case 1:
+      LastColumns<T, 1>(rows, depth, alpha, a, a_row, a_col, b + j, ldb, c + j, ldc, accumulate,
+                        last_lanes);
+      break;
+    default:
+      break;
+  }
+}
+
+}  // namespace
+
+template <typename T>
+void TiledProduct(int rows, int cols, int depth, T alpha, const T* a, int64_t a_row,
+                  int64_t a_col, const T* b, int64_t ldb, T* c, int64_t ldc, bool accumulate) {
+  // 128 steps of 4 packets of B: 32 KB in float, within L1 for every row tile that reads it
+  // (a weight gradient's depth is the whole batch: 6400 tokens in a ViT).
+  constexpr int kDepth = 128;
+  if (depth == 0 && !accumulate) {
+    for (int i = 0; i < rows; ++i) std::fill(c + i * ldc, c + i * ldc + cols, T(0));
+    return;
+  }
+  for (int k = 0; k < depth; k += kDepth) {
+    ColumnGroups(rows, cols, std::min(kDepth, depth - k), alpha, a + k * a_col, a_row, a_col,
+                 b + k * ldb, ldb, c, ldc, accumulate || k > 0);
+  }
+}
+
+template void TiledProduct<float>(int, int, int, float, const float*, int64_t, int64_t,
+                                  const float*, int64_t, float*, int64_t, bool);
+template void TiledProduct<double>(int, int, int, double, const double*, int64_t, int64_t,
+                                   const double*, int64_t, double*, int64_t, bool);
+
+}  // namespace attnlab
