@@ -1,7 +1,8 @@
 // out = lhs * rhs on the ExecContext's threads, split into blocks of fixed size (128 columns,
 // or 256 rows when the output is narrow): every block is the same product whatever the thread
 // count, so the result is bit-identical with 1 or N threads (Eigen's own threaded GEMM picks
-// its blocking by thread count). Each block is a Product (attention/product.h).
+// its blocking by thread count). Each block is a Product (attention/product.h). ParallelAffine
+// adds a bias row as well.
 #ifndef ATTNLAB_ATTENTION_PARALLEL_PRODUCT_H_
 #define ATTNLAB_ATTENTION_PARALLEL_PRODUCT_H_
 
@@ -13,31 +14,50 @@
 
 namespace attnlab {
 
-// With accumulate, out += lhs * rhs.
-template <typename L, typename R, typename O>
-void ParallelProduct(ExecContext& ctx, const L& lhs, const R& rhs, O&& out,
-                     bool accumulate = false) {
+namespace parallel_product_internal {
+
+// out (+)= lhs * rhs, plus `bias` (out.cols() entries, or null) in every row.
+template <typename L, typename R, typename O, typename T>
+void Blocks(ExecContext& ctx, const L& lhs, const R& rhs, O& out, bool accumulate,
+            const T* bias) {
   constexpr int kColumns = 128, kRows = 256;
   const int cols = static_cast<int>(rhs.cols()), rows = static_cast<int>(lhs.rows());
   if constexpr (product_internal::CopiedRhs<R>()) {
     // A transposed weight matrix is copied row-major once here, not once per block.
-    using Buffer = product_internal::ThreadBuffer<typename R::Scalar, 1>;
+    using Buffer = product_internal::ThreadBuffer<T, 1>;
     Buffer& buffer = Buffer::Get();
     if (rows > kRows && cols < 2 * kColumns && rhs.size() <= product_internal::kMaxCopiedRhs &&
         !buffer.in_use) {
       const auto copy = product_internal::PaddedCopy(rhs, buffer.values);
       buffer.in_use = true;
-      ParallelProduct(ctx, lhs, copy.leftCols(cols), out, accumulate);
+      Blocks(ctx, lhs, copy.leftCols(cols), out, accumulate, bias);
       buffer.in_use = false;
       return;
     }
   }
+  // The bias is written into each block just before its product adds to it: the block is
+  // still in cache, where a separate pass would read and write the whole output again.
+  auto block_product = [&](const auto& lhs_block, const auto& rhs_block, auto&& out_block,
+                           int col) {
+    if (bias == nullptr) {
+      Product(lhs_block, rhs_block, out_block, accumulate);
+      return;
+    }
+    const Eigen::Map<const Eigen::Matrix<T, 1, Eigen::Dynamic>> bias_row(bias + col,
+                                                                         out_block.cols());
+    if (accumulate) {
+      out_block.rowwise() += bias_row;
+    } else {
+      out_block.rowwise() = bias_row;
+    }
+    Product(lhs_block, rhs_block, out_block, /*accumulate=*/true);
+  };
   if (cols >= 2 * kColumns) {
     const int blocks = (cols + kColumns - 1) / kColumns;
     ParallelFor(ctx, blocks, [&](int begin, int end) {
       for (int block = begin; block < end; ++block) {
         const int col = block * kColumns, width = std::min(kColumns, cols - col);
-        Product(lhs, rhs.middleCols(col, width), out.middleCols(col, width), accumulate);
+        block_product(lhs, rhs.middleCols(col, width), out.middleCols(col, width), col);
       }
     });
     return;
@@ -46,9 +66,27 @@ void ParallelProduct(ExecContext& ctx, const L& lhs, const R& rhs, O&& out,
   ParallelFor(ctx, blocks, [&](int begin, int end) {
     for (int block = begin; block < end; ++block) {
       const int row = block * kRows, height = std::min(kRows, rows - row);
-      Product(lhs.middleRows(row, height), rhs, out.middleRows(row, height), accumulate);
+      block_product(lhs.middleRows(row, height), rhs, out.middleRows(row, height), 0);
     }
   });
+}
+
+}  // namespace parallel_product_internal
+
+// With accumulate, out += lhs * rhs.
+template <typename L, typename R, typename O>
+void ParallelProduct(ExecContext& ctx, const L& lhs, const R& rhs, O&& out,
+                     bool accumulate = false) {
+  using T = typename std::decay_t<O>::Scalar;
+  parallel_product_internal::Blocks(ctx, lhs, rhs, out, accumulate, static_cast<const T*>(nullptr));
+}
+
+// out = lhs * rhs + bias in every row: a layer's affine map of its tokens, in one pass over
+// out. bias is a row-major 1 x out.cols() matrix (a bias parameter's value).
+template <typename L, typename R, typename B, typename O>
+void ParallelAffine(ExecContext& ctx, const L& lhs, const R& rhs, const B& bias, O&& out) {
+  eigen_assert(bias.size() == rhs.cols() && bias.innerStride() == 1);
+  parallel_product_internal::Blocks(ctx, lhs, rhs, out, /*accumulate=*/false, bias.data());
 }
 
 }  // namespace attnlab

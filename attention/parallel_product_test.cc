@@ -1,6 +1,6 @@
 // ParallelProduct against Eigen's product in blocks of rows (narrow outputs) and of columns
 // (wide ones), for every operand layout the layers pass, overwrite and accumulate; and the same
-// bits with 1 and 2 threads. (Product's own paths: product_test.)
+// bits with 1 and 2 threads; the same for ParallelAffine. (Product's own paths: product_test.)
 #include "attention/parallel_product.h"
 
 #include "gtest/gtest.h"
@@ -73,6 +73,47 @@ void CheckAll(double tolerance) {
 
 TEST(ParallelProductTest, MatchesEigenInFloat) { CheckAll<float>(1e-5); }
 TEST(ParallelProductTest, MatchesEigenInDouble) { CheckAll<double>(1e-13); }
+
+// ParallelAffine: lhs * rhs + bias in every row, in blocks of rows and of columns, with the
+// transposed weight copied once, the same bits with 1 and 2 threads.
+template <typename T>
+void CheckAffine(double tolerance) {
+  for (const Case& shape : {Case{600, 64, 64}, Case{300, 40, 50}, Case{40, 20, 600}}) {
+    for (bool rhs_transposed : {false, true}) {
+      SCOPED_TRACE(testing::Message() << shape.rows << " x " << shape.depth << " by "
+                                      << shape.depth << " x " << shape.cols
+                                      << (rhs_transposed ? ", rhs^T" : ""));
+      const Matrix<T> a = Matrix<T>::Random(shape.rows, shape.depth);
+      const Matrix<T> r = Matrix<T>::Random(shape.depth, shape.cols);
+      const Matrix<T> r_t = r.transpose();
+      const Matrix<T> bias = Matrix<T>::Random(1, shape.cols);
+      const Matrix<T> want = (a * r).rowwise() + bias.row(0);
+      Matrix<T> one_thread;
+      for (int threads : {1, 2}) {
+        Matrix<T> got = Matrix<T>::Random(shape.rows, shape.cols);  // overwritten
+        tbb::task_arena arena(threads);
+        arena.execute([&] {
+          ExecContext ctx(1, threads);
+          if (rhs_transposed) {
+            ParallelAffine(ctx, a, r_t.transpose(), bias, got);
+          } else {
+            ParallelAffine(ctx, a, r, bias, got);
+          }
+        });
+        EXPECT_LE((got - want).cwiseAbs().maxCoeff(),
+                  tolerance * (1 + want.cwiseAbs().maxCoeff()));
+        if (threads == 1) {
+          one_thread = got;
+        } else {
+          EXPECT_EQ(got, one_thread) << "2 threads changed the bits";
+        }
+      }
+    }
+  }
+}
+
+TEST(ParallelProductTest, AffineMatchesEigenInFloat) { CheckAffine<float>(1e-5); }
+TEST(ParallelProductTest, AffineMatchesEigenInDouble) { CheckAffine<double>(1e-13); }
 
 TEST(ParallelProductTest, ByHand) {
   Matrix<float> a(2, 2), b(2, 16), out = Matrix<float>::Ones(2, 16);

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <type_traits>
 
 #include "Eigen/Core"
 #include "attention/packet.h"
@@ -32,16 +33,40 @@ EIGEN_ALWAYS_INLINE Packet<T> Exp(const Packet<T>& x) {
   return pselect(pcmp_eq(x, minus_inf), pset1<Packet<T>>(T(0)), pexp(x));
 }
 
-// The last n % lanes entries of a row, as a full packet padded with `fill`.
+// The last count (< lanes) entries of a row as a full packet, the other lanes `fill`: one masked
+// load with AVX-512 (a packet assembled in memory from scalars would stall its load on store
+// forwarding), through a buffer otherwise.
 template <typename T>
-struct Tail {
-  alignas(64) T values[kPacketSize<T>];
-  Tail(const T* x, int count, T fill) {
-    std::fill(values, values + kPacketSize<T>, fill);
-    std::copy(x, x + count, values);
+Packet<T> LoadTail(const T* x, int count, T fill) {
+#ifdef EIGEN_VECTORIZE_AVX512
+  if constexpr (std::is_same_v<Packet<T>, Eigen::internal::Packet16f>) {
+    return _mm512_mask_loadu_ps(_mm512_set1_ps(fill), __mmask16((1u << count) - 1), x);
+  } else if constexpr (std::is_same_v<Packet<T>, Eigen::internal::Packet8d>) {
+    return _mm512_mask_loadu_pd(_mm512_set1_pd(fill), __mmask8((1u << count) - 1), x);
   }
-  Packet<T> packet() const { return Eigen::internal::pload<Packet<T>>(values); }
-};
+#endif
+  alignas(64) T values[kPacketSize<T>];
+  std::fill(values, values + kPacketSize<T>, fill);
+  std::copy(x, x + count, values);
+  return Eigen::internal::pload<Packet<T>>(values);
+}
+
+// Stores the first count (< lanes) lanes of v at y.
+template <typename T>
+void StoreTail(T* y, const Packet<T>& v, int count) {
+#ifdef EIGEN_VECTORIZE_AVX512
+  if constexpr (std::is_same_v<Packet<T>, Eigen::internal::Packet16f>) {
+    _mm512_mask_storeu_ps(y, __mmask16((1u << count) - 1), v);
+    return;
+  } else if constexpr (std::is_same_v<Packet<T>, Eigen::internal::Packet8d>) {
+    _mm512_mask_storeu_pd(y, __mmask8((1u << count) - 1), v);
+    return;
+  }
+#endif
+  alignas(64) T values[kPacketSize<T>];
+  Eigen::internal::pstore(values, v);
+  std::copy(values, values + count, y);
+}
 
 // y = softmax(x) over n entries; y may be x.
 template <typename T>
@@ -49,30 +74,27 @@ void SoftmaxRow(const T* x, int n, T* y) {
   using namespace Eigen::internal;
   using P = Packet<T>;
   constexpr int L = kPacketSize<T>;
-  const int full = n - n % L;
-  P packet_max = pset1<P>(-std::numeric_limits<T>::infinity());
+  constexpr T kMinusInf = -std::numeric_limits<T>::infinity();
+  const int full = n - n % L, tail = n - full;
+  P packet_max = pset1<P>(kMinusInf);
   for (int k = 0; k < full; k += L) packet_max = pmax(packet_max, ploadu<P>(x + k));
-  T max = predux_max(packet_max);
-  for (int k = full; k < n; ++k) max = std::max(max, x[k]);
-  const P shift = pset1<P>(max);
+  if (tail > 0) packet_max = pmax(packet_max, LoadTail(x + full, tail, kMinusInf));
+  const P shift = pset1<P>(predux_max(packet_max));
   P packet_sum = pset1<P>(T(0));
   for (int k = 0; k < full; k += L) {
     const P e = Exp<T>(psub(ploadu<P>(x + k), shift));
     pstoreu(y + k, e);
     packet_sum = padd(packet_sum, e);
   }
-  T sum = predux(packet_sum);
-  if (full < n) {
-    Tail<T> tail(x + full, n - full, -std::numeric_limits<T>::infinity());
-    pstore(tail.values, Exp<T>(psub(tail.packet(), shift)));
-    for (int k = full; k < n; ++k) {
-      y[k] = tail.values[k - full];
-      sum += y[k];
-    }
+  P tail_exp = pset1<P>(T(0));
+  if (tail > 0) {
+    tail_exp = Exp<T>(psub(LoadTail(x + full, tail, kMinusInf), shift));  // 0 past the row
+    packet_sum = padd(packet_sum, tail_exp);
   }
-  const P divisor = pset1<P>(sum);
-  for (int k = 0; k < full; k += L) pstoreu(y + k, pdiv(ploadu<P>(y + k), divisor));
-  for (int k = full; k < n; ++k) y[k] /= sum;
+  // One division, then multiplications.
+  const P scale = pset1<P>(T(1) / predux(packet_sum));
+  for (int k = 0; k < full; k += L) pstoreu(y + k, pmul(ploadu<P>(y + k), scale));
+  if (tail > 0) StoreTail(y + full, pmul(tail_exp, scale), tail);
 }
 
 // out = p .* ((g - g_m) - sum_k p_k (g_k - g_m)) over n entries, m the first largest p (see

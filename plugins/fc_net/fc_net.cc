@@ -120,21 +120,19 @@ void FcNet<T>::Forward(const Tensor<T>& in, Tensor<T>* out, ExecContext& ctx) {
   for (size_t k = 0; k < hidden; ++k) {
     pre_[k].resize(batch, weights_[k].value.cols());
     if (k == 0) {
-      ParallelProduct(ctx, x, weights_[k].value, pre_[k]);
+      ParallelAffine(ctx, x, weights_[k].value, biases_[k].value, pre_[k]);
     } else {
-      ParallelProduct(ctx, post_[k - 1], weights_[k].value, pre_[k]);
+      ParallelAffine(ctx, post_[k - 1], weights_[k].value, biases_[k].value, pre_[k]);
     }
-    pre_[k].rowwise() += biases_[k].value.row(0);
     Activate(config_.activation(), pre_[k], &post_[k]);
   }
   out->Resize(*OutputShape(in.shape()));
   Eigen::Map<Matrix<T>> y(out->data(), batch, config_.output_dim());
   if (hidden == 0) {
-    ParallelProduct(ctx, x, weights_[0].value, y);
+    ParallelAffine(ctx, x, weights_[0].value, biases_[0].value, y);
   } else {
-    ParallelProduct(ctx, post_[hidden - 1], weights_[hidden].value, y);
+    ParallelAffine(ctx, post_[hidden - 1], weights_[hidden].value, biases_[hidden].value, y);
   }
-  y.rowwise() += biases_[hidden].value.row(0);
 }
 
 template <typename T>

@@ -228,11 +228,12 @@ void RpcAttention<T>::Forward(const Tensor<T>& in, Tensor<T>* out, ExecContext& 
   const Matrix<T>& x = in.flat();
   keys_.resize(x.rows(), heads_ * d);
   values_.resize(x.rows(), heads_ * d);
-  ParallelProduct(ctx, x, k_.value.transpose(), keys_);
-  ParallelProduct(ctx, x, v_.value, values_);
   if (config_.bias()) {
-    keys_.rowwise() += bk_.value.row(0);
-    values_.rowwise() += bv_.value.row(0);
+    ParallelAffine(ctx, x, k_.value.transpose(), bk_.value, keys_);
+    ParallelAffine(ctx, x, v_.value, bv_.value, values_);
+  } else {
+    ParallelProduct(ctx, x, k_.value.transpose(), keys_);
+    ParallelProduct(ctx, x, v_.value, values_);
   }
   probs_.Resize({batch * heads_, n, n});
   concat_.resize(x.rows(), heads_ * d);
@@ -255,8 +256,11 @@ void RpcAttention<T>::Forward(const Tensor<T>& in, Tensor<T>* out, ExecContext& 
     }
   });
   out->Resize(*OutputShape(in.shape()));
-  ParallelProduct(ctx, concat_, o_.value, out->flat());
-  if (config_.bias()) out->flat().rowwise() += bo_.value.row(0);
+  if (config_.bias()) {
+    ParallelAffine(ctx, concat_, o_.value, bo_.value, out->flat());
+  } else {
+    ParallelProduct(ctx, concat_, o_.value, out->flat());
+  }
 }
 
 template <typename T>

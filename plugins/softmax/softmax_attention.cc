@@ -271,8 +271,11 @@ template <typename T>
 void SoftmaxAttention<T>::FinishForward(const Tensor<T>& in, Tensor<T>* out, ExecContext& ctx) {
   out->Resize(*OutputShape(in.shape()));
   if (projected_out()) {
-    ParallelProduct(ctx, concat_, o_.value, out->flat());
-    if (config_.bias()) out->flat().rowwise() += bo_.value.row(0);
+    if (config_.bias()) {
+      ParallelAffine(ctx, concat_, o_.value, bo_.value, out->flat());
+    } else {
+      ParallelProduct(ctx, concat_, o_.value, out->flat());
+    }
   } else {
     out->flat() = concat_;
   }

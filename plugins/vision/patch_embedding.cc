@@ -90,8 +90,7 @@ void PatchEmbedding<T>::Forward(const Tensor<T>& in, Tensor<T>* out, ExecContext
   input_shape_ = in.shape();
   Gather(in, &patch_rows_);
   projected_.resize(patch_rows_.rows(), config_.dim());
-  ParallelProduct(ctx, patch_rows_, w_.value, projected_);
-  projected_.rowwise() += b_.value.row(0);
+  ParallelAffine(ctx, patch_rows_, w_.value, b_.value, projected_);
   out->Resize(*OutputShape(in.shape()));
   for (int b = 0; b < in.batch(); ++b) {
     auto tokens = out->sample(b);
