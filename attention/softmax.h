@@ -39,9 +39,9 @@ EIGEN_ALWAYS_INLINE Packet<T> Exp(const Packet<T>& x) {
 template <typename T>
 Packet<T> LoadTail(const T* x, int count, T fill) {
 #ifdef EIGEN_VECTORIZE_AVX512
-  if constexpr (std::is_same_v<Packet<T>, Eigen::internal::Packet16f>) {
+  if constexpr (std::is_same_v<T, float> && kPacketSize<T> == 16) {
     return _mm512_mask_loadu_ps(_mm512_set1_ps(fill), __mmask16((1u << count) - 1), x);
-  } else if constexpr (std::is_same_v<Packet<T>, Eigen::internal::Packet8d>) {
+  } else if constexpr (std::is_same_v<T, double> && kPacketSize<T> == 8) {
     return _mm512_mask_loadu_pd(_mm512_set1_pd(fill), __mmask8((1u << count) - 1), x);
   }
 #endif
@@ -55,10 +55,10 @@ Packet<T> LoadTail(const T* x, int count, T fill) {
 template <typename T>
 void StoreTail(T* y, const Packet<T>& v, int count) {
 #ifdef EIGEN_VECTORIZE_AVX512
-  if constexpr (std::is_same_v<Packet<T>, Eigen::internal::Packet16f>) {
+  if constexpr (std::is_same_v<T, float> && kPacketSize<T> == 16) {
     _mm512_mask_storeu_ps(y, __mmask16((1u << count) - 1), v);
     return;
-  } else if constexpr (std::is_same_v<Packet<T>, Eigen::internal::Packet8d>) {
+  } else if constexpr (std::is_same_v<T, double> && kPacketSize<T> == 8) {
     _mm512_mask_storeu_pd(y, __mmask8((1u << count) - 1), v);
     return;
   }
