@@ -1,5 +1,6 @@
 #include "plugins/layer_norm/layer_norm.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
@@ -57,20 +58,40 @@ void LayerNorm<T>::Forward(const Tensor<T>& in, Tensor<T>* out, ExecContext& ctx
 template <typename T>
 void LayerNorm<T>::Backward(const Tensor<T>& grad_out, Tensor<T>* grad_in, ExecContext& ctx) {
   const Matrix<T>& g = grad_out.flat();
-  gamma_.grad = g.cwiseProduct(normalized_).colwise().sum();
-  beta_.grad = g.colwise().sum();
-  if (grad_in == nullptr) return;
-  grad_in->Resize(input_shape_);
-  // dx = inv_std * (dn - mean(dn) - n * mean(dn .* n)), dn = dy .* gamma.
-  ParallelFor(ctx, static_cast<int>(g.rows()), [&](int begin, int end) {
-    for (int i = begin; i < end; ++i) {
-      const auto dn = (g.row(i).array() * gamma_.value.row(0).array()).matrix();
-      const T mean_dn = dn.mean();
-      const T mean_dn_n = dn.cwiseProduct(normalized_.row(i)).mean();
-      grad_in->flat().row(i) =
-          inv_std_[i] * (dn.array() - mean_dn - normalized_.row(i).array() * mean_dn_n).matrix();
+  const int rows = static_cast<int>(g.rows());
+  // One pass over dL/dy: each block of rows adds its share of dgamma and dbeta to its own row
+  // of partial sums while it writes dL/dx. The blocks are fixed (not per thread) and their
+  // partials are added in block order, so the result is the same with any thread count.
+  constexpr int kBlockRows = 256;
+  const int blocks = (rows + kBlockRows - 1) / kBlockRows;
+  gamma_partials_.resize(blocks, dim_);
+  beta_partials_.resize(blocks, dim_);
+  if (grad_in != nullptr) grad_in->Resize(input_shape_);
+  const auto gamma = gamma_.value.row(0).array();
+  ParallelFor(ctx, blocks, [&](int begin, int end) {
+    for (int block = begin; block < end; ++block) {
+      auto gamma_sum = gamma_partials_.row(block);
+      auto beta_sum = beta_partials_.row(block);
+      gamma_sum.setZero();
+      beta_sum.setZero();
+      const int last = std::min(rows, (block + 1) * kBlockRows);
+      for (int i = block * kBlockRows; i < last; ++i) {
+        const auto gi = g.row(i);
+        const auto ni = normalized_.row(i);
+        gamma_sum += gi.cwiseProduct(ni);
+        beta_sum += gi;
+        if (grad_in == nullptr) continue;
+        // dx = inv_std * (dn - mean(dn) - n * mean(dn .* n)), dn = dy .* gamma.
+        const auto dn = (gi.array() * gamma).matrix();
+        const T mean_dn = dn.mean();
+        const T mean_dn_n = dn.cwiseProduct(ni).mean();
+        grad_in->flat().row(i) =
+            inv_std_[i] * (dn.array() - mean_dn - ni.array() * mean_dn_n).matrix();
+      }
     }
   });
+  gamma_.grad = gamma_partials_.colwise().sum();
+  beta_.grad = beta_partials_.colwise().sum();
 }
 
 template class LayerNorm<float>;

@@ -34,6 +34,7 @@ class LayerNorm : public Layer<T> {
   Matrix<T> normalized_;
   Vector<T> inv_std_;
   Shape input_shape_;
+  Matrix<T> gamma_partials_, beta_partials_;  // the backward's, one row per block of rows
 };
 
 }  // namespace attnlab
