@@ -18,8 +18,7 @@ namespace parallel_product_internal {
 
 // out (+)= lhs * rhs, plus `bias` (out.cols() entries, or null) in every row.
 template <typename L, typename R, typename O, typename T>
-void Blocks(ExecContext& ctx, const L& lhs, const R& rhs, O& out, bool accumulate,
-            const T* bias) {
+void Blocks(ExecContext& ctx, const L& lhs, const R& rhs, O& out, bool accumulate, const T* bias) {
   constexpr int kColumns = 128, kRows = 256;
   const int cols = static_cast<int>(rhs.cols()), rows = static_cast<int>(lhs.rows());
   if constexpr (product_internal::CopiedRhs<R>()) {

@@ -58,9 +58,9 @@ template <typename T>
 void CheckAll(double tolerance) {
   // Narrow outputs in blocks of rows (a ViT's 6400 x 64 by 64 x 64 in small), wide ones in
   // blocks of columns (the LM's vocabulary), column tails, a transposed rhs too large to copy.
-  for (const Case& shape : {Case{1, 1, 1}, Case{7, 3, 16}, Case{600, 64, 64}, Case{300, 40, 50},
-                            Case{64, 700, 48}, Case{8, 600, 200}, Case{40, 20, 600},
-                            Case{20, 300, 270}}) {
+  for (const Case& shape :
+       {Case{1, 1, 1}, Case{7, 3, 16}, Case{600, 64, 64}, Case{300, 40, 50}, Case{64, 700, 48},
+        Case{8, 600, 200}, Case{40, 20, 600}, Case{20, 300, 270}}) {
     for (bool lhs_transposed : {false, true}) {
       for (bool rhs_transposed : {false, true}) {
         for (bool accumulate : {false, true}) {
@@ -80,9 +80,8 @@ template <typename T>
 void CheckAffine(double tolerance) {
   for (const Case& shape : {Case{600, 64, 64}, Case{300, 40, 50}, Case{40, 20, 600}}) {
     for (bool rhs_transposed : {false, true}) {
-      SCOPED_TRACE(testing::Message() << shape.rows << " x " << shape.depth << " by "
-                                      << shape.depth << " x " << shape.cols
-                                      << (rhs_transposed ? ", rhs^T" : ""));
+      SCOPED_TRACE(testing::Message() << shape.rows << " x " << shape.depth << " by " << shape.depth
+                                      << " x " << shape.cols << (rhs_transposed ? ", rhs^T" : ""));
       const Matrix<T> a = Matrix<T>::Random(shape.rows, shape.depth);
       const Matrix<T> r = Matrix<T>::Random(shape.depth, shape.cols);
       const Matrix<T> r_t = r.transpose();
@@ -100,8 +99,7 @@ void CheckAffine(double tolerance) {
             ParallelAffine(ctx, a, r, bias, got);
           }
         });
-        EXPECT_LE((got - want).cwiseAbs().maxCoeff(),
-                  tolerance * (1 + want.cwiseAbs().maxCoeff()));
+        EXPECT_LE((got - want).cwiseAbs().maxCoeff(), tolerance * (1 + want.cwiseAbs().maxCoeff()));
         if (threads == 1) {
           one_thread = got;
         } else {

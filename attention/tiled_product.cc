@@ -55,8 +55,8 @@ EIGEN_ALWAYS_INLINE void RowTail(int rows, int depth, T alpha, const T* a, int64
       Tile<T, kRows, kPackets, kPartialLast>(depth, alpha, a, a_row, a_col, b, ldb, c, ldc,
                                              accumulate, last_lanes);
     } else {
-      RowTail<T, kPackets, kPartialLast, kRows - 1>(rows, depth, alpha, a, a_row, a_col, b, ldb,
-                                                    c, ldc, accumulate, last_lanes);
+      RowTail<T, kPackets, kPartialLast, kRows - 1>(rows, depth, alpha, a, a_row, a_col, b, ldb, c,
+                                                    ldc, accumulate, last_lanes);
     }
   }
 }
@@ -73,59 +73,47 @@ void Columns(int rows, int depth, T alpha, const T* a, int64_t a_row, int64_t a_
     Tile<T, kRows, kPackets, kPartialLast>(depth, alpha, a + i * a_row, a_row, a_col, b, ldb,
                                            c + i * ldc, ldc, accumulate, last_lanes);
   }
-  RowTail<T, kPackets, kPartialLast, kRows - 1>(rows - i, depth, alpha, a + i * a_row, a_row,
-                                                a_col, b, ldb, c + i * ldc, ldc, accumulate,
-                                                last_lanes);
+  RowTail<T, kPackets, kPartialLast, kRows - 1>(rows - i, depth, alpha, a + i * a_row, a_row, a_col,
+                                                b, ldb, c + i * ldc, ldc, accumulate, last_lanes);
 }
 
-// The last 1-4 packets of columns, of which the last may be partial.
+// The columns past the last group of 4 packets: `packets` (0-4) of them, the last with
+// last_lanes columns, in one group of exactly that width.
 template <typename T, int kPackets>
-void LastColumns(int rows, int depth, T alpha, const T* a, int64_t a_row, int64_t a_col,
-                 const T* b, int64_t ldb, T* c, int64_t ldc, bool accumulate, int last_lanes) {
-  if (last_lanes < kPacketSize<T>) {
-    Columns<T, kPackets, true>(rows, depth, alpha, a, a_row, a_col, b, ldb, c, ldc, accumulate,
-                               last_lanes);
-  } else {
-    Columns<T, kPackets>(rows, depth, alpha, a, a_row, a_col, b, ldb, c, ldc, accumulate);
+void LastColumns(int packets, int last_lanes, int rows, int depth, T alpha, const T* a,
+                 int64_t a_row, int64_t a_col, const T* b, int64_t ldb, T* c, int64_t ldc,
+                 bool accumulate) {
+  if constexpr (kPackets > 0) {
+    if (packets != kPackets) {
+      LastColumns<T, kPackets - 1>(packets, last_lanes, rows, depth, alpha, a, a_row, a_col, b, ldb,
+                                   c, ldc, accumulate);
+    } else if (last_lanes < kPacketSize<T>) {
+      Columns<T, kPackets, true>(rows, depth, alpha, a, a_row, a_col, b, ldb, c, ldc, accumulate,
+                                 last_lanes);
+    } else {
+      Columns<T, kPackets>(rows, depth, alpha, a, a_row, a_col, b, ldb, c, ldc, accumulate);
+    }
   }
 }
 
 template <typename T>
-void ColumnGroups(int rows, int cols, int depth, T alpha, const T* a, int64_t a_row,
-                  int64_t a_col, const T* b, int64_t ldb, T* c, int64_t ldc, bool accumulate) {
+void ColumnGroups(int rows, int cols, int depth, T alpha, const T* a, int64_t a_row, int64_t a_col,
+                  const T* b, int64_t ldb, T* c, int64_t ldc, bool accumulate) {
   constexpr int L = kPacketSize<T>;
   int j = 0;
   for (; j + 4 * L <= cols; j += 4 * L) {
     Columns<T, 4>(rows, depth, alpha, a, a_row, a_col, b + j, ldb, c + j, ldc, accumulate);
   }
   const int left = cols - j, packets = (left + L - 1) / L, last_lanes = left - (packets - 1) * L;
-  switch (packets) {
-    case 4:
-      LastColumns<T, 4>(rows, depth, alpha, a, a_row, a_col, b + j, ldb, c + j, ldc, accumulate,
-                        last_lanes);
-      break;
-    case 3:
-      LastColumns<T, 3>(rows, depth, alpha, a, a_row, a_col, b + j, ldb, c + j, ldc, accumulate,
-                        last_lanes);
-      break;
-    case 2:
-      LastColumns<T, 2>(rows, depth, alpha, a, a_row, a_col, b + j, ldb, c + j, ldc, accumulate,
-                        last_lanes);
-      break;
-    case 1:
-      LastColumns<T, 1>(rows, depth, alpha, a, a_row, a_col, b + j, ldb, c + j, ldc, accumulate,
-                        last_lanes);
-      break;
-    default:
-      break;
-  }
+  LastColumns<T, 4>(packets, last_lanes, rows, depth, alpha, a, a_row, a_col, b + j, ldb, c + j,
+                    ldc, accumulate);
 }
 
 }  // namespace
 
 template <typename T>
-void TiledProduct(int rows, int cols, int depth, T alpha, const T* a, int64_t a_row,
-                  int64_t a_col, const T* b, int64_t ldb, T* c, int64_t ldc, bool accumulate) {
+void TiledProduct(int rows, int cols, int depth, T alpha, const T* a, int64_t a_row, int64_t a_col,
+                  const T* b, int64_t ldb, T* c, int64_t ldc, bool accumulate) {
   // 128 steps of 4 packets of B: 32 KB in float, within L1 for every row tile that reads it
   // (a weight gradient's depth is the whole batch: 6400 tokens in a ViT).
   constexpr int kDepth = 128;

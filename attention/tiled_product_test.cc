@@ -15,8 +15,8 @@ template <typename T>
 void CheckAgainstEigen(double tolerance) {
   constexpr int kLanes = kPacketSize<T>;
   for (int rows : {1, 5, 7, 8, 9, 13, 50}) {
-    for (int cols : {1, kLanes - 1, kLanes, 2 * kLanes + 3, 3 * kLanes, 4 * kLanes - 2,
-                     4 * kLanes, 4 * kLanes + 1, 5 * kLanes, 7 * kLanes + 2}) {
+    for (int cols : {1, kLanes - 1, kLanes, 2 * kLanes + 3, 3 * kLanes, 4 * kLanes - 2, 4 * kLanes,
+                     4 * kLanes + 1, 5 * kLanes, 7 * kLanes + 2}) {
       for (int depth : {1, 16, 50, 128, 129, 300}) {
         for (bool transpose : {false, true}) {
           for (bool accumulate : {false, true}) {
