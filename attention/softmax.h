@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <type_traits>
 
 #include "Eigen/Core"
 #include "attention/packet.h"
@@ -31,41 +30,6 @@ EIGEN_ALWAYS_INLINE Packet<T> Exp(const Packet<T>& x) {
   using namespace Eigen::internal;
   const Packet<T> minus_inf = pset1<Packet<T>>(-std::numeric_limits<T>::infinity());
   return pselect(pcmp_eq(x, minus_inf), pset1<Packet<T>>(T(0)), pexp(x));
-}
-
-// The last count (< lanes) entries of a row as a full packet, the other lanes `fill`: one masked
-// load with AVX-512 (a packet assembled in memory from scalars would stall its load on store
-// forwarding), through a buffer otherwise.
-template <typename T>
-Packet<T> LoadTail(const T* x, int count, T fill) {
-#ifdef EIGEN_VECTORIZE_AVX512
-  if constexpr (std::is_same_v<T, float> && kPacketSize<T> == 16) {
-    return _mm512_mask_loadu_ps(_mm512_set1_ps(fill), __mmask16((1u << count) - 1), x);
-  } else if constexpr (std::is_same_v<T, double> && kPacketSize<T> == 8) {
-    return _mm512_mask_loadu_pd(_mm512_set1_pd(fill), __mmask8((1u << count) - 1), x);
-  }
-#endif
-  alignas(64) T values[kPacketSize<T>];
-  std::fill(values, values + kPacketSize<T>, fill);
-  std::copy(x, x + count, values);
-  return Eigen::internal::pload<Packet<T>>(values);
-}
-
-// Stores the first count (< lanes) lanes of v at y.
-template <typename T>
-void StoreTail(T* y, const Packet<T>& v, int count) {
-#ifdef EIGEN_VECTORIZE_AVX512
-  if constexpr (std::is_same_v<T, float> && kPacketSize<T> == 16) {
-    _mm512_mask_storeu_ps(y, __mmask16((1u << count) - 1), v);
-    return;
-  } else if constexpr (std::is_same_v<T, double> && kPacketSize<T> == 8) {
-    _mm512_mask_storeu_pd(y, __mmask8((1u << count) - 1), v);
-    return;
-  }
-#endif
-  alignas(64) T values[kPacketSize<T>];
-  Eigen::internal::pstore(values, v);
-  std::copy(values, values + count, y);
 }
 
 // y = softmax(x) over n entries; y may be x.

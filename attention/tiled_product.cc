@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "Eigen/Core"
+#include "attention/row_tiles.h"
 
 namespace attnlab {
 namespace {
@@ -33,10 +34,9 @@ EIGEN_ALWAYS_INLINE void Tile(int depth, T alpha, const T* a, int64_t a_row, int
       T* out = c + r * ldc + p * kPacketSize<T>;
       const P value = pmul(scale, acc[r][p]);
       if (kPartialLast && p == kPackets - 1) {
-        // Only last_lanes entries of C's row remain: through a buffer.
-        alignas(64) T buffer[kPacketSize<T>];
-        pstore(buffer, value);
-        for (int l = 0; l < last_lanes; ++l) out[l] = accumulate ? out[l] + buffer[l] : buffer[l];
+        // Only last_lanes entries of C's row remain.
+        StoreTail(out, accumulate ? padd(LoadTail(out, last_lanes, T(0)), value) : value,
+                  last_lanes);
       } else {
         pstoreu(out, accumulate ? padd(ploadu<P>(out), value) : value);
       }
@@ -44,37 +44,15 @@ EIGEN_ALWAYS_INLINE void Tile(int depth, T alpha, const T* a, int64_t a_row, int
   }
 }
 
-// The last rows of C (rows < kRows), in one tile of exactly that height: single-row tiles
-// have too few accumulator chains to hide the FMA latency (a 64-row weight gradient ends in 4).
-template <typename T, int kPackets, bool kPartialLast, int kRows>
-EIGEN_ALWAYS_INLINE void RowTail(int rows, int depth, T alpha, const T* a, int64_t a_row,
-                                 int64_t a_col, const T* b, int64_t ldb, T* c, int64_t ldc,
-                                 bool accumulate, int last_lanes) {
-  if constexpr (kRows > 0) {
-    if (rows == kRows) {
-      Tile<T, kRows, kPackets, kPartialLast>(depth, alpha, a, a_row, a_col, b, ldb, c, ldc,
-                                             accumulate, last_lanes);
-    } else {
-      RowTail<T, kPackets, kPartialLast, kRows - 1>(rows, depth, alpha, a, a_row, a_col, b, ldb, c,
-                                                    ldc, accumulate, last_lanes);
-    }
-  }
-}
-
-// All rows of C for one group of kPackets columns. Tiles of up to 24 accumulators (of AVX-512's
-// 32 registers, the rest hold B's packets and the broadcast): enough independent chains to hide
-// the FMA latency, and few loads per FMA.
+// All rows of C for one group of kPackets columns.
 template <typename T, int kPackets, bool kPartialLast = false>
 void Columns(int rows, int depth, T alpha, const T* a, int64_t a_row, int64_t a_col, const T* b,
              int64_t ldb, T* c, int64_t ldc, bool accumulate, int last_lanes = 0) {
-  constexpr int kRows = kPackets == 1 ? 8 : kPackets == 2 ? 12 : kPackets == 3 ? 8 : 6;
-  int i = 0;
-  for (; i + kRows <= rows; i += kRows) {
-    Tile<T, kRows, kPackets, kPartialLast>(depth, alpha, a + i * a_row, a_row, a_col, b, ldb,
-                                           c + i * ldc, ldc, accumulate, last_lanes);
-  }
-  RowTail<T, kPackets, kPartialLast, kRows - 1>(rows - i, depth, alpha, a + i * a_row, a_row, a_col,
-                                                b, ldb, c + i * ldc, ldc, accumulate, last_lanes);
+  ForEachRowTile<kTileRows<kPackets>>(rows, [&](auto height, int i) {
+    Tile<T, decltype(height)::value, kPackets, kPartialLast>(depth, alpha, a + i * a_row, a_row,
+                                                             a_col, b, ldb, c + i * ldc, ldc,
+                                                             accumulate, last_lanes);
+  });
 }
 
 // The columns past the last group of 4 packets: `packets` (0-4) of them, the last with
