@@ -34,22 +34,11 @@ void Blocks(ExecContext& ctx, const L& lhs, const R& rhs, O& out, bool accumulat
       return;
     }
   }
-  // The bias is written into each block just before its product adds to it: the block is
-  // still in cache, where a separate pass would read and write the whole output again.
+  // The bias is added as each block is written (TiledProduct's bias), not in a pass of its own.
   auto block_product = [&](const auto& lhs_block, const auto& rhs_block, auto&& out_block,
                            int col) {
-    if (bias == nullptr) {
-      Product(lhs_block, rhs_block, out_block, accumulate);
-      return;
-    }
-    const Eigen::Map<const Eigen::Matrix<T, 1, Eigen::Dynamic>> bias_row(bias + col,
-                                                                         out_block.cols());
-    if (accumulate) {
-      out_block.rowwise() += bias_row;
-    } else {
-      out_block.rowwise() = bias_row;
-    }
-    Product(lhs_block, rhs_block, out_block, /*accumulate=*/true);
+    Product(lhs_block, rhs_block, out_block, accumulate, T(1),
+            bias == nullptr ? nullptr : bias + col);
   };
   if (cols >= 2 * kColumns) {
     const int blocks = (cols + kColumns - 1) / kColumns;

@@ -64,16 +64,21 @@ constexpr bool CopiedRhs() {
 }
 
 template <typename L, typename R, typename O, typename T>
-void EigenProduct(const L& lhs, const R& rhs, O& out, bool accumulate, T alpha) {
+void EigenProduct(const L& lhs, const R& rhs, O& out, bool accumulate, T alpha, const T* bias) {
   if (!accumulate) out.setZero();
   out.noalias() += alpha * lhs * rhs;
+  if (bias != nullptr) {
+    out.rowwise() += Eigen::Map<const Eigen::Matrix<T, 1, Eigen::Dynamic>>(bias, out.cols());
+  }
 }
 
 }  // namespace product_internal
 
+// With a bias (out.cols() entries), also adds it to every row of out.
 template <typename L, typename R, typename O>
 void Product(const L& lhs, const R& rhs, O&& out, bool accumulate,
-             typename std::decay_t<O>::Scalar alpha = 1) {
+             typename std::decay_t<O>::Scalar alpha = 1,
+             const typename std::decay_t<O>::Scalar* bias = nullptr) {
   using namespace product_internal;
   using T = typename std::decay_t<O>::Scalar;
   if constexpr (UnitStride<L>() && UnitStride<R>() && RowMajorView<O>()) {
@@ -86,7 +91,7 @@ void Product(const L& lhs, const R& rhs, O&& out, bool accumulate,
       if (!kRhsRowMajor) {
         const auto copy = PaddedCopy(rhs, ThreadBuffer<T, 0>::Get().values);
         TiledProduct<T>(rows, cols, depth, alpha, lhs.data(), a_row, a_col, copy.data(),
-                        copy.cols(), out.data(), out.outerStride(), accumulate);
+                        copy.cols(), out.data(), out.outerStride(), accumulate, bias);
         return;
       }
       // A row-major rhs is read in place, but for the columns past its last whole packet
@@ -94,17 +99,18 @@ void Product(const L& lhs, const R& rhs, O&& out, bool accumulate,
       const int full = cols - cols % kPacketSize<T>;
       if (full > 0) {
         TiledProduct<T>(rows, full, depth, alpha, lhs.data(), a_row, a_col, rhs.data(),
-                        rhs.outerStride(), out.data(), out.outerStride(), accumulate);
+                        rhs.outerStride(), out.data(), out.outerStride(), accumulate, bias);
       }
       if (full < cols) {
         const auto copy = PaddedCopy(rhs.rightCols(cols - full), ThreadBuffer<T, 0>::Get().values);
         TiledProduct<T>(rows, cols - full, depth, alpha, lhs.data(), a_row, a_col, copy.data(),
-                        copy.cols(), out.data() + full, out.outerStride(), accumulate);
+                        copy.cols(), out.data() + full, out.outerStride(), accumulate,
+                        bias == nullptr ? nullptr : bias + full);
       }
       return;
     }
   }
-  EigenProduct(lhs, rhs, out, accumulate, alpha);
+  EigenProduct(lhs, rhs, out, accumulate, alpha, bias);
 }
 
 }  // namespace attnlab

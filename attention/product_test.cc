@@ -1,7 +1,7 @@
 // Product against Eigen's product on every path it takes: row-major and transposed lhs (a
 // head's A^T), row-major and transposed rhs (K^T, small enough to copy, and too large to),
 // outputs with and without columns past the last whole packet, strided blocks of wider matrices
-// (a head's K inside the layer's keys), alpha, overwrite and +=.
+// (a head's K inside the layer's keys), alpha, overwrite and +=, with and without a bias row.
 #include "attention/product.h"
 
 #include "gtest/gtest.h"
@@ -15,11 +15,11 @@ struct Case {
 
 template <typename T>
 void Check(const Case& shape, bool lhs_transposed, bool rhs_transposed, bool accumulate,
-           double tolerance) {
+           bool with_bias, double tolerance) {
   SCOPED_TRACE(testing::Message() << shape.rows << " x " << shape.depth << " by " << shape.depth
                                   << " x " << shape.cols << (lhs_transposed ? ", lhs^T" : "")
                                   << (rhs_transposed ? ", rhs^T" : "")
-                                  << (accumulate ? ", +=" : ""));
+                                  << (accumulate ? ", +=" : "") << (with_bias ? ", bias" : ""));
   // Every operand a block of a wider matrix, as a head's blocks are.
   const Matrix<T> a_wide = Matrix<T>::Random(shape.rows + 1, shape.depth + 3);
   const Matrix<T> r_wide = Matrix<T>::Random(shape.depth + 2, shape.cols + 5);
@@ -34,15 +34,18 @@ void Check(const Case& shape, bool lhs_transposed, bool rhs_transposed, bool acc
   Matrix<T> want = out_wide.block(1, 3, shape.rows, shape.cols);
   if (!accumulate) want.setZero();
   want.noalias() += alpha * a * r;
+  const Matrix<T> bias_row = Matrix<T>::Random(1, shape.cols);
+  const T* bias = with_bias ? bias_row.data() : nullptr;
+  if (with_bias) want.rowwise() += bias_row.row(0);
   auto out = out_wide.block(1, 3, shape.rows, shape.cols);
   if (lhs_transposed && rhs_transposed) {
-    Product(a_t.transpose(), r_t.transpose(), out, accumulate, alpha);
+    Product(a_t.transpose(), r_t.transpose(), out, accumulate, alpha, bias);
   } else if (lhs_transposed) {
-    Product(a_t.transpose(), r, out, accumulate, alpha);
+    Product(a_t.transpose(), r, out, accumulate, alpha, bias);
   } else if (rhs_transposed) {
-    Product(a, r_t.transpose(), out, accumulate, alpha);
+    Product(a, r_t.transpose(), out, accumulate, alpha, bias);
   } else {
-    Product(a, r, out, accumulate, alpha);
+    Product(a, r, out, accumulate, alpha, bias);
   }
   EXPECT_LE((out - want).cwiseAbs().maxCoeff(), tolerance * (1 + want.cwiseAbs().maxCoeff()));
   // Nothing outside the output block is touched.
@@ -59,7 +62,9 @@ void CheckAll(double tolerance) {
     for (bool lhs_transposed : {false, true}) {
       for (bool rhs_transposed : {false, true}) {
         for (bool accumulate : {false, true}) {
-          Check<T>(shape, lhs_transposed, rhs_transposed, accumulate, tolerance);
+          for (bool with_bias : {false, true}) {
+            Check<T>(shape, lhs_transposed, rhs_transposed, accumulate, with_bias, tolerance);
+          }
         }
       }
     }

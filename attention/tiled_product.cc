@@ -1,6 +1,7 @@
 #include "attention/tiled_product.h"
 
 #include <algorithm>
+#include <functional>
 
 #include "Eigen/Core"
 #include "attention/row_tiles.h"
@@ -8,37 +9,55 @@
 namespace attnlab {
 namespace {
 
+// Where a tile's results go: C (+)= alpha op(A) B, plus bias (null: none) in every row.
+template <typename T>
+struct Output {
+  T* c;
+  int64_t ldc;
+  T alpha;
+  bool accumulate;
+  const T* bias;
+  // Columns past this tile's start.
+  Output Shifted(int rows, int cols) const {
+    return {c + rows * ldc + cols, ldc, alpha, accumulate, bias == nullptr ? nullptr : bias + cols};
+  }
+};
+
 // A kRows x kPackets tile of C over `depth` steps of broadcast-multiply-add; with
 // kPartialLast, C's last packet has only last_lanes columns (B's has all lanes readable).
 template <typename T, int kRows, int kPackets, bool kPartialLast>
-EIGEN_ALWAYS_INLINE void Tile(int depth, T alpha, const T* a, int64_t a_row, int64_t a_col,
-                              const T* b, int64_t ldb, T* c, int64_t ldc, bool accumulate,
-                              int last_lanes) {
+EIGEN_ALWAYS_INLINE void Tile(int depth, const T* a, int64_t a_row, int64_t a_col, const T* b,
+                              int64_t ldb, const Output<T>& out, int last_lanes) {
   using namespace Eigen::internal;
   using P = Packet<T>;
+  constexpr int L = kPacketSize<T>;
   P acc[kRows][kPackets];
   for (int r = 0; r < kRows; ++r) {
     for (int p = 0; p < kPackets; ++p) acc[r][p] = pset1<P>(T(0));
   }
   for (int k = 0; k < depth; ++k) {
     P bp[kPackets];
-    for (int p = 0; p < kPackets; ++p) bp[p] = ploadu<P>(b + k * ldb + p * kPacketSize<T>);
+    for (int p = 0; p < kPackets; ++p) bp[p] = ploadu<P>(b + k * ldb + p * L);
     for (int r = 0; r < kRows; ++r) {
       const P ap = pset1<P>(a[r * a_row + k * a_col]);
       for (int p = 0; p < kPackets; ++p) acc[r][p] = pmadd(ap, bp[p], acc[r][p]);
     }
   }
-  const P scale = pset1<P>(alpha);
-  for (int r = 0; r < kRows; ++r) {
-    for (int p = 0; p < kPackets; ++p) {
-      T* out = c + r * ldc + p * kPacketSize<T>;
-      const P value = pmul(scale, acc[r][p]);
-      if (kPartialLast && p == kPackets - 1) {
-        // Only last_lanes entries of C's row remain.
-        StoreTail(out, accumulate ? padd(LoadTail(out, last_lanes, T(0)), value) : value,
-                  last_lanes);
+  const P scale = pset1<P>(out.alpha);
+  for (int p = 0; p < kPackets; ++p) {
+    const bool partial = kPartialLast && p == kPackets - 1;  // only last_lanes columns remain
+    P bias = pset1<P>(T(0));
+    if (out.bias != nullptr) {
+      bias = partial ? LoadTail(out.bias + p * L, last_lanes, T(0)) : ploadu<P>(out.bias + p * L);
+    }
+    for (int r = 0; r < kRows; ++r) {
+      T* c = out.c + r * out.ldc + p * L;
+      P value = padd(pmul(scale, acc[r][p]), bias);
+      if (partial) {
+        if (out.accumulate) value = padd(LoadTail(c, last_lanes, T(0)), value);
+        StoreTail(c, value, last_lanes);
       } else {
-        pstoreu(out, accumulate ? padd(ploadu<P>(out), value) : value);
+        pstoreu(c, out.accumulate ? padd(ploadu<P>(c), value) : value);
       }
     }
   }
@@ -46,68 +65,70 @@ EIGEN_ALWAYS_INLINE void Tile(int depth, T alpha, const T* a, int64_t a_row, int
 
 // All rows of C for one group of kPackets columns.
 template <typename T, int kPackets, bool kPartialLast = false>
-void Columns(int rows, int depth, T alpha, const T* a, int64_t a_row, int64_t a_col, const T* b,
-             int64_t ldb, T* c, int64_t ldc, bool accumulate, int last_lanes = 0) {
+void Columns(int rows, int depth, const T* a, int64_t a_row, int64_t a_col, const T* b,
+             int64_t ldb, const Output<T>& out, int last_lanes = 0) {
   ForEachRowTile<kTileRows<kPackets>>(rows, [&](auto height, int i) {
-    Tile<T, decltype(height)::value, kPackets, kPartialLast>(depth, alpha, a + i * a_row, a_row,
-                                                             a_col, b, ldb, c + i * ldc, ldc,
-                                                             accumulate, last_lanes);
+    Tile<T, decltype(height)::value, kPackets, kPartialLast>(depth, a + i * a_row, a_row, a_col, b,
+                                                             ldb, out.Shifted(i, 0), last_lanes);
   });
 }
 
 // The columns past the last group of 4 packets: `packets` (0-4) of them, the last with
 // last_lanes columns, in one group of exactly that width.
 template <typename T, int kPackets>
-void LastColumns(int packets, int last_lanes, int rows, int depth, T alpha, const T* a,
-                 int64_t a_row, int64_t a_col, const T* b, int64_t ldb, T* c, int64_t ldc,
-                 bool accumulate) {
+void LastColumns(int packets, int last_lanes, int rows, int depth, const T* a, int64_t a_row,
+                 int64_t a_col, const T* b, int64_t ldb, const Output<T>& out) {
   if constexpr (kPackets > 0) {
     if (packets != kPackets) {
-      LastColumns<T, kPackets - 1>(packets, last_lanes, rows, depth, alpha, a, a_row, a_col, b, ldb,
-                                   c, ldc, accumulate);
+      LastColumns<T, kPackets - 1>(packets, last_lanes, rows, depth, a, a_row, a_col, b, ldb, out);
     } else if (last_lanes < kPacketSize<T>) {
-      Columns<T, kPackets, true>(rows, depth, alpha, a, a_row, a_col, b, ldb, c, ldc, accumulate,
-                                 last_lanes);
+      Columns<T, kPackets, true>(rows, depth, a, a_row, a_col, b, ldb, out, last_lanes);
     } else {
-      Columns<T, kPackets>(rows, depth, alpha, a, a_row, a_col, b, ldb, c, ldc, accumulate);
+      Columns<T, kPackets>(rows, depth, a, a_row, a_col, b, ldb, out);
     }
   }
 }
 
 template <typename T>
-void ColumnGroups(int rows, int cols, int depth, T alpha, const T* a, int64_t a_row, int64_t a_col,
-                  const T* b, int64_t ldb, T* c, int64_t ldc, bool accumulate) {
+void ColumnGroups(int rows, int cols, int depth, const T* a, int64_t a_row, int64_t a_col,
+                  const T* b, int64_t ldb, const Output<T>& out) {
   constexpr int L = kPacketSize<T>;
   int j = 0;
   for (; j + 4 * L <= cols; j += 4 * L) {
-    Columns<T, 4>(rows, depth, alpha, a, a_row, a_col, b + j, ldb, c + j, ldc, accumulate);
+    Columns<T, 4>(rows, depth, a, a_row, a_col, b + j, ldb, out.Shifted(0, j));
   }
   const int left = cols - j, packets = (left + L - 1) / L, last_lanes = left - (packets - 1) * L;
-  LastColumns<T, 4>(packets, last_lanes, rows, depth, alpha, a, a_row, a_col, b + j, ldb, c + j,
-                    ldc, accumulate);
+  LastColumns<T, 4>(packets, last_lanes, rows, depth, a, a_row, a_col, b + j, ldb,
+                    out.Shifted(0, j));
 }
 
 }  // namespace
 
 template <typename T>
 void TiledProduct(int rows, int cols, int depth, T alpha, const T* a, int64_t a_row, int64_t a_col,
-                  const T* b, int64_t ldb, T* c, int64_t ldc, bool accumulate) {
+                  const T* b, int64_t ldb, T* c, int64_t ldc, bool accumulate, const T* bias) {
   // 128 steps of 4 packets of B: 32 KB in float, within L1 for every row tile that reads it
   // (a weight gradient's depth is the whole batch: 6400 tokens in a ViT).
   constexpr int kDepth = 128;
-  if (depth == 0 && !accumulate) {
-    for (int i = 0; i < rows; ++i) std::fill(c + i * ldc, c + i * ldc + cols, T(0));
+  if (depth == 0) {
+    for (int i = 0; i < rows; ++i) {
+      T* row = c + i * ldc;
+      if (!accumulate) std::fill(row, row + cols, T(0));
+      if (bias != nullptr) std::transform(row, row + cols, bias, row, std::plus<T>());
+    }
     return;
   }
   for (int k = 0; k < depth; k += kDepth) {
-    ColumnGroups(rows, cols, std::min(kDepth, depth - k), alpha, a + k * a_col, a_row, a_col,
-                 b + k * ldb, ldb, c, ldc, accumulate || k > 0);
+    // The first chunk writes (or adds to) C with the bias, the later ones add to it.
+    const Output<T> out{c, ldc, alpha, accumulate || k > 0, k == 0 ? bias : nullptr};
+    ColumnGroups(rows, cols, std::min(kDepth, depth - k), a + k * a_col, a_row, a_col, b + k * ldb,
+                 ldb, out);
   }
 }
 
 template void TiledProduct<float>(int, int, int, float, const float*, int64_t, int64_t,
-                                  const float*, int64_t, float*, int64_t, bool);
+                                  const float*, int64_t, float*, int64_t, bool, const float*);
 template void TiledProduct<double>(int, int, int, double, const double*, int64_t, int64_t,
-                                   const double*, int64_t, double*, int64_t, bool);
+                                   const double*, int64_t, double*, int64_t, bool, const double*);
 
 }  // namespace attnlab

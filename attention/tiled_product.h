@@ -25,11 +25,13 @@ int64_t PaddedColumns(int64_t cols) {
 }
 
 // C (rows x cols) = alpha op(A) B, or += with accumulate; op(A) is rows x depth, B depth x cols.
-// B's rows must be readable up to PaddedColumns(cols) (what lies past cols is multiplied into
-// lanes that are never stored). Instantiated for float and double.
+// With a bias (cols entries), bias is added to every row of C as well, in the same pass (a
+// layer's affine map). B's rows must be readable up to PaddedColumns(cols) (what lies past cols
+// is multiplied into lanes that are never stored). Instantiated for float and double.
 template <typename T>
 void TiledProduct(int rows, int cols, int depth, T alpha, const T* a, int64_t a_row,
-                  int64_t a_col, const T* b, int64_t ldb, T* c, int64_t ldc, bool accumulate);
+                  int64_t a_col, const T* b, int64_t ldb, T* c, int64_t ldc, bool accumulate,
+                  const T* bias = nullptr);
 
 }  // namespace attnlab
 

@@ -1,8 +1,10 @@
 // TiledProduct against Eigen's product: every column-tile width (1-5 packets, whole and with a
 // partial last packet), row counts that leave tails of every tile height, depths in one chunk
-// and across chunks, op(A) = A and A^T, overwrite and accumulate, float and double; nothing past
-// C's columns is written.
+// and across chunks, op(A) = A and A^T, overwrite and accumulate, with and without a bias, float
+// and double; nothing past C's columns is written.
 #include "attention/tiled_product.h"
+
+#include <vector>
 
 #include "attention/packet.h"
 #include "attention/tensor.h"
@@ -19,10 +21,12 @@ void CheckAgainstEigen(double tolerance) {
                      4 * kLanes + 1, 5 * kLanes, 7 * kLanes + 2}) {
       for (int depth : {1, 16, 50, 128, 129, 300}) {
         for (bool transpose : {false, true}) {
-          for (bool accumulate : {false, true}) {
+          for (int variant = 0; variant < 4; ++variant) {
+            const bool accumulate = variant & 1, with_bias = variant & 2;
             SCOPED_TRACE(testing::Message()
                          << rows << " x " << cols << ", depth " << depth
-                         << (transpose ? ", A^T" : "") << (accumulate ? ", +=" : ""));
+                         << (transpose ? ", A^T" : "") << (accumulate ? ", +=" : "")
+                         << (with_bias ? ", bias" : ""));
             // Operands inside wider matrices, as a head's blocks are.
             const Matrix<T> a_wide =
                 transpose ? Matrix<T>::Random(depth, rows + 3) : Matrix<T>::Random(rows, depth + 3);
@@ -40,10 +44,16 @@ void CheckAgainstEigen(double tolerance) {
               if (!accumulate) want.setZero();
               want.noalias() += alpha * a * b;
             }
+            // Exactly cols entries: a read past them shows under ASan.
+            std::vector<T> bias_values(cols);
+            for (int j = 0; j < cols; ++j) bias_values[j] = T(0.25) * j - 1;
+            if (with_bias) {
+              for (int j = 0; j < cols; ++j) want.col(j).array() += bias_values[j];
+            }
             const int64_t stride = a_wide.cols();
             TiledProduct<T>(rows, cols, depth, alpha, a_wide.data(), transpose ? 1 : stride,
                             transpose ? stride : 1, b_wide.data(), b_wide.cols(), c_wide.data(),
-                            c_wide.cols(), accumulate);
+                            c_wide.cols(), accumulate, with_bias ? bias_values.data() : nullptr);
             EXPECT_LE((c_wide.leftCols(cols) - want).cwiseAbs().maxCoeff(),
                       tolerance * (1 + want.cwiseAbs().maxCoeff()));
             EXPECT_EQ(c_wide.rightCols(5), c_before.rightCols(5));
@@ -76,6 +86,10 @@ TEST(TiledProductTest, EmptyDepthClearsOrKeeps) {
   EXPECT_EQ(c, Matrix<float>::Constant(2, kLanes, 3));
   TiledProduct<float>(2, kLanes, 0, 1.0f, nullptr, 0, 1, nullptr, kLanes, c.data(), kLanes, false);
   EXPECT_EQ(c, Matrix<float>::Zero(2, kLanes));
+  const std::vector<float> bias(kLanes, 1.5f);
+  TiledProduct<float>(2, kLanes, 0, 1.0f, nullptr, 0, 1, nullptr, kLanes, c.data(), kLanes, true,
+                      bias.data());
+  EXPECT_EQ(c, Matrix<float>::Constant(2, kLanes, 1.5f));
 }
 
 }  // namespace
