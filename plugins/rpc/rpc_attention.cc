@@ -39,22 +39,24 @@ void SymmetricAttention(const Eigen::MatrixBase<K>& k, const Eigen::MatrixBase<V
   Product(a.derived(), v.derived(), h.derived(), /*accumulate=*/false);
 }
 
-// Gradients of H = softmax(c K K^T) V given dH: adds dK and dV. grad_scores is the caller's
-// scratch (reused across heads: no allocation per head).
+// Gradients of H = softmax(c K K^T) V given dH: adds dK and dV, or writes them unless
+// `accumulate`. grad_scores is the caller's scratch (reused across heads: no allocation per
+// head).
 template <typename K, typename V, typename A, typename G, typename DK, typename DV, typename T>
 void SymmetricAttentionBackward(const Eigen::MatrixBase<K>& k, const Eigen::MatrixBase<V>& v,
                                 const Eigen::MatrixBase<A>& a, const Eigen::MatrixBase<G>& grad_h,
                                 const Eigen::MatrixBase<DK>& grad_k_out,
-                                const Eigen::MatrixBase<DV>& grad_v_out, Matrix<T>* grad_scores) {
+                                const Eigen::MatrixBase<DV>& grad_v_out, Matrix<T>* grad_scores,
+                                bool accumulate) {
   auto& grad_k = const_cast<Eigen::MatrixBase<DK>&>(grad_k_out);
   auto& grad_v = const_cast<Eigen::MatrixBase<DV>&>(grad_v_out);
   const T c = static_cast<T>(1 / std::sqrt(double(k.cols())));
-  Product(a.derived().transpose(), grad_h.derived(), grad_v.derived(), /*accumulate=*/true);
+  Product(a.derived().transpose(), grad_h.derived(), grad_v.derived(), accumulate);
   grad_scores->resize(grad_h.rows(), v.rows());
   SoftmaxOfScoresBackward(a.derived(), grad_h.derived(), v.derived(), *grad_scores);
   // dK = c (G + G^T) K, as two products: forming G + G^T reads G column-wise (measured: two
   // products of 50 x 50 by 50 x 16 take 2.8 us, the sum and one product 3.2 us).
-  Product(*grad_scores, k.derived(), grad_k.derived(), /*accumulate=*/true, c);
+  Product(*grad_scores, k.derived(), grad_k.derived(), accumulate, c);
   Product(grad_scores->transpose(), k.derived(), grad_k.derived(), /*accumulate=*/true, c);
 }
 
@@ -125,7 +127,8 @@ void PrincipalAttentionPursuitBackward(HeadBlock<T> k, HeadBlock<T> v, T lambda,
     dy_before = dy;
     // L_t = softmax(c K2 K2^T) V
     dk2.setZero(k.rows(), k.cols());
-    SymmetricAttentionBackward(trace.k2[t], v, trace.a[t], dl, dk2, grad_v, &scratch->grad_scores);
+    SymmetricAttentionBackward(trace.k2[t], v, trace.a[t], dl, dk2, grad_v, &scratch->grad_scores,
+                               /*accumulate=*/true);
     // K2 = K - S_t - Y_{t-1} / mu
     dk += dk2;
     ds -= dk2;
@@ -282,12 +285,12 @@ void RpcAttention<T>::Backward(const Tensor<T>& grad_out, Tensor<T>* grad_in, Ex
         const auto dh = grad_concat_.block(int64_t(b) * n, h * d, n, d);
         auto dk = grad_keys_.block(int64_t(b) * n, h * d, n, d);
         auto dv = grad_values_.block(int64_t(b) * n, h * d, n, d);
-        dk.setZero();
-        dv.setZero();
         if (config_.pap_iterations() == 0) {
           SymmetricAttentionBackward(keys, vals, probs_.sample(b * heads_ + h), dh, dk, dv,
-                                     &scratch.grad_scores);
+                                     &scratch.grad_scores, /*accumulate=*/false);
         } else {
+          dk.setZero();
+          dv.setZero();
           PrincipalAttentionPursuitBackward<T>(keys, vals, lambda(), over_mu(),
                                                static_cast<T>(dim_), traces_[b * heads_ + h], dh,
                                                &scratch, dk, dv);
