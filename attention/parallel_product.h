@@ -77,6 +77,32 @@ void ParallelAffine(ExecContext& ctx, const L& lhs, const R& rhs, const B& bias,
   parallel_product_internal::Blocks(ctx, lhs, rhs, out, /*accumulate=*/false, bias.data());
 }
 
+// out = a^T b, a and b holding one token per row, and, unless null, *a_sums and *b_sums = the
+// column sums of a and b (1 x cols): a layer's weight and bias gradients from its input and
+// output gradient. The tokens go in fixed chunks, each summed right after the product has read
+// it, while it is in cache (a separate sum reads the whole gradient again from memory).
+template <typename A, typename B, typename O>
+void TokenProducts(ExecContext& ctx, const A& a, const B& b, O&& out,
+                   Matrix<typename std::decay_t<O>::Scalar>* a_sums,
+                   Matrix<typename std::decay_t<O>::Scalar>* b_sums) {
+  constexpr int kTokens = 256;
+  const int tokens = static_cast<int>(a.rows());
+  eigen_assert(b.rows() == tokens);
+  if (a_sums != nullptr) a_sums->setZero(1, a.cols());
+  if (b_sums != nullptr) b_sums->setZero(1, b.cols());
+  if (tokens == 0) out.setZero();
+  for (int row = 0; row < tokens; row += kTokens) {
+    const int count = std::min(kTokens, tokens - row);
+    const auto a_chunk = a.middleRows(row, count);
+    const auto b_chunk = b.middleRows(row, count);
+    ParallelProduct(ctx, a_chunk.transpose(), b_chunk, out, /*accumulate=*/row > 0);
+    for (int i = 0; i < count; ++i) {
+      if (a_sums != nullptr) *a_sums += a_chunk.row(i);
+      if (b_sums != nullptr) *b_sums += b_chunk.row(i);
+    }
+  }
+}
+
 }  // namespace attnlab
 
 #endif  // ATTNLAB_ATTENTION_PARALLEL_PRODUCT_H_

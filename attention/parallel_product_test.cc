@@ -1,6 +1,7 @@
 // ParallelProduct against Eigen's product in blocks of rows (narrow outputs) and of columns
 // (wide ones), for every operand layout the layers pass, overwrite and accumulate; and the same
-// bits with 1 and 2 threads; the same for ParallelAffine. (Product's own paths: product_test.)
+// bits with 1 and 2 threads; the same for ParallelAffine and TokenProducts. (Product's own paths:
+// product_test.)
 #include "attention/parallel_product.h"
 
 #include "gtest/gtest.h"
@@ -112,6 +113,55 @@ void CheckAffine(double tolerance) {
 
 TEST(ParallelProductTest, AffineMatchesEigenInFloat) { CheckAffine<float>(1e-5); }
 TEST(ParallelProductTest, AffineMatchesEigenInDouble) { CheckAffine<double>(1e-13); }
+
+// TokenProducts: a^T b and the column sums of a and b over token counts within one chunk and
+// across chunks (not a multiple of the chunk), the same bits with 1 and 2 threads.
+template <typename T>
+void CheckTokenProducts(double tolerance) {
+  for (int tokens : {1, 255, 700}) {
+    SCOPED_TRACE(testing::Message() << tokens << " tokens");
+    const Matrix<T> a = Matrix<T>::Random(tokens, 48), b = Matrix<T>::Random(tokens, 20);
+    const Matrix<T> want = a.transpose() * b;
+    const Matrix<T> want_a_sums = a.colwise().sum(), want_b_sums = b.colwise().sum();
+    Matrix<T> one_thread, one_thread_sums;
+    for (int threads : {1, 2}) {
+      Matrix<T> got = Matrix<T>::Random(48, 20), a_sums, b_sums;  // overwritten
+      tbb::task_arena arena(threads);
+      arena.execute([&] {
+        ExecContext ctx(1, threads);
+        TokenProducts(ctx, a, b, got, &a_sums, &b_sums);
+      });
+      EXPECT_LE((got - want).cwiseAbs().maxCoeff(), tolerance * (1 + want.cwiseAbs().maxCoeff()));
+      EXPECT_LE((a_sums - want_a_sums).cwiseAbs().maxCoeff(), tolerance * tokens);
+      EXPECT_LE((b_sums - want_b_sums).cwiseAbs().maxCoeff(), tolerance * tokens);
+      if (threads == 1) {
+        one_thread = got;
+        one_thread_sums = b_sums;
+      } else {
+        EXPECT_EQ(got, one_thread) << "2 threads changed the bits";
+        EXPECT_EQ(b_sums, one_thread_sums) << "2 threads changed the bits";
+      }
+    }
+  }
+}
+
+TEST(ParallelProductTest, TokenProductsMatchEigenInFloat) { CheckTokenProducts<float>(1e-5); }
+TEST(ParallelProductTest, TokenProductsMatchEigenInDouble) { CheckTokenProducts<double>(1e-13); }
+
+TEST(ParallelProductTest, TokenProductsByHand) {
+  // Tokens (1, 2) and (3, 4) against (1) and (10): a^T b = [31; 42], sums (4, 6) and (11).
+  Matrix<float> a(2, 2), b(2, 1), out, a_sums, b_sums;
+  a << 1, 2, 3, 4;
+  b << 1, 10;
+  out.resize(2, 1);
+  ExecContext ctx(1);
+  TokenProducts(ctx, a, b, out, &a_sums, &b_sums);
+  EXPECT_EQ(out(0, 0), 31);
+  EXPECT_EQ(out(1, 0), 42);
+  EXPECT_EQ(a_sums(0, 0), 4);
+  EXPECT_EQ(a_sums(0, 1), 6);
+  EXPECT_EQ(b_sums(0, 0), 11);
+}
 
 TEST(ParallelProductTest, ByHand) {
   Matrix<float> a(2, 2), b(2, 16), out = Matrix<float>::Ones(2, 16);

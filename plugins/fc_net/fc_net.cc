@@ -145,16 +145,15 @@ void FcNet<T>::Backward(const Tensor<T>& grad_out, Tensor<T>* grad_in, ExecConte
     const bool top = k + 1 == weights_.size();
     const Eigen::Map<const Matrix<T>> grad(top ? grad_out.data() : grad_[k].data(), batch,
                                            weights_[k].value.cols());
-    biases_[k].grad = grad.colwise().sum();
     if (k == 0) {
-      ParallelProduct(ctx, x.transpose(), grad, weights_[k].grad);
+      TokenProducts(ctx, x, grad, weights_[k].grad, nullptr, &biases_[k].grad);
       if (grad_in == nullptr) return;
       grad_in->Resize(input_->shape());
       Eigen::Map<Matrix<T>> dx(grad_in->data(), batch, inputs_);
       ParallelProduct(ctx, grad, weights_[0].value.transpose(), dx);
       return;
     }
-    ParallelProduct(ctx, post_[k - 1].transpose(), grad, weights_[k].grad);
+    TokenProducts(ctx, post_[k - 1], grad, weights_[k].grad, nullptr, &biases_[k].grad);
     Matrix<T>& below = grad_[k - 1];
     below.resize(batch, weights_[k].value.rows());
     ParallelProduct(ctx, grad, weights_[k].value.transpose(), below);

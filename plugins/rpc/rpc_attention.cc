@@ -269,8 +269,8 @@ void RpcAttention<T>::Backward(const Tensor<T>& grad_out, Tensor<T>* grad_in, Ex
   const int batch = input_->batch(), n = input_->rows(), d = head_dim_;
   const Matrix<T>& x = input_->flat();
   const Matrix<T>& g = grad_out.flat();
-  ParallelProduct(ctx, concat_.transpose(), g, o_.grad);
-  if (config_.bias()) bo_.grad = g.colwise().sum();
+  const bool bias = config_.bias();
+  TokenProducts(ctx, concat_, g, o_.grad, nullptr, bias ? &bo_.grad : nullptr);
   grad_concat_.resize(concat_.rows(), concat_.cols());
   ParallelProduct(ctx, g, o_.value.transpose(), grad_concat_);
   grad_keys_.resize(x.rows(), heads_ * d);
@@ -298,12 +298,8 @@ void RpcAttention<T>::Backward(const Tensor<T>& grad_out, Tensor<T>* grad_in, Ex
       }
     }
   });
-  ParallelProduct(ctx, grad_keys_.transpose(), x, k_.grad);
-  ParallelProduct(ctx, x.transpose(), grad_values_, v_.grad);
-  if (config_.bias()) {
-    bk_.grad = grad_keys_.colwise().sum();
-    bv_.grad = grad_values_.colwise().sum();
-  }
+  TokenProducts(ctx, grad_keys_, x, k_.grad, bias ? &bk_.grad : nullptr, nullptr);
+  TokenProducts(ctx, x, grad_values_, v_.grad, nullptr, bias ? &bv_.grad : nullptr);
   if (grad_in == nullptr) return;
   grad_in->Resize(input_->shape());
   ParallelProduct(ctx, grad_keys_, k_.value, grad_in->flat());
