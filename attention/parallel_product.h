@@ -16,9 +16,11 @@ namespace attnlab {
 
 namespace parallel_product_internal {
 
-// out (+)= lhs * rhs, plus `bias` (out.cols() entries, or null) in every row.
+// out (+)= lhs * rhs, plus `bias` (out.cols() entries, or null) in every row, plus `addend`
+// (null, or out's shape with row stride ld_addend; not with accumulate).
 template <typename L, typename R, typename O, typename T>
-void Blocks(ExecContext& ctx, const L& lhs, const R& rhs, O& out, bool accumulate, const T* bias) {
+void Blocks(ExecContext& ctx, const L& lhs, const R& rhs, O& out, bool accumulate, const T* bias,
+            const T* addend = nullptr, int64_t ld_addend = 0) {
   constexpr int kColumns = 128, kRows = 256;
   const int cols = static_cast<int>(rhs.cols()), rows = static_cast<int>(lhs.rows());
   if constexpr (product_internal::CopiedRhs<R>()) {
@@ -29,23 +31,24 @@ void Blocks(ExecContext& ctx, const L& lhs, const R& rhs, O& out, bool accumulat
         !buffer.in_use) {
       const auto copy = product_internal::PaddedCopy(rhs, buffer.values);
       buffer.in_use = true;
-      Blocks(ctx, lhs, copy.leftCols(cols), out, accumulate, bias);
+      Blocks(ctx, lhs, copy.leftCols(cols), out, accumulate, bias, addend, ld_addend);
       buffer.in_use = false;
       return;
     }
   }
   // The bias is added as each block is written (TiledProduct's bias), not in a pass of its own.
   auto block_product = [&](const auto& lhs_block, const auto& rhs_block, auto&& out_block,
-                           int col) {
+                           int row, int col) {
     Product(lhs_block, rhs_block, out_block, accumulate, T(1),
-            bias == nullptr ? nullptr : bias + col);
+            bias == nullptr ? nullptr : bias + col,
+            addend == nullptr ? nullptr : addend + row * ld_addend + col, ld_addend);
   };
   if (cols >= 2 * kColumns) {
     const int blocks = (cols + kColumns - 1) / kColumns;
     ParallelFor(ctx, blocks, [&](int begin, int end) {
       for (int block = begin; block < end; ++block) {
         const int col = block * kColumns, width = std::min(kColumns, cols - col);
-        block_product(lhs, rhs.middleCols(col, width), out.middleCols(col, width), col);
+        block_product(lhs, rhs.middleCols(col, width), out.middleCols(col, width), 0, col);
       }
     });
     return;
@@ -54,7 +57,7 @@ void Blocks(ExecContext& ctx, const L& lhs, const R& rhs, O& out, bool accumulat
   ParallelFor(ctx, blocks, [&](int begin, int end) {
     for (int block = begin; block < end; ++block) {
       const int row = block * kRows, height = std::min(kRows, rows - row);
-      block_product(lhs.middleRows(row, height), rhs, out.middleRows(row, height), 0);
+      block_product(lhs.middleRows(row, height), rhs, out.middleRows(row, height), row, 0);
     }
   });
 }
@@ -75,6 +78,17 @@ template <typename L, typename R, typename B, typename O>
 void ParallelAffine(ExecContext& ctx, const L& lhs, const R& rhs, const B& bias, O&& out) {
   eigen_assert(bias.size() == rhs.cols() && bias.innerStride() == 1);
   parallel_product_internal::Blocks(ctx, lhs, rhs, out, /*accumulate=*/false, bias.data());
+}
+
+// out = residual + lhs * rhs (+ bias in every row, unless null): an affine map's output added to
+// a residual connection in the same pass. residual has out's shape, row-major (it may be out).
+template <typename L, typename R, typename D, typename O>
+void ParallelAffineAdd(ExecContext& ctx, const L& lhs, const R& rhs,
+                       const typename std::decay_t<O>::Scalar* bias, const D& residual, O&& out) {
+  eigen_assert(residual.rows() == out.rows() && residual.cols() == out.cols() &&
+               product_internal::RowMajorView<D>());
+  parallel_product_internal::Blocks(ctx, lhs, rhs, out, /*accumulate=*/false, bias,
+                                    residual.data(), int64_t(residual.outerStride()));
 }
 
 // out = a^T b, a and b holding one token per row, and, unless null, *a_sums and *b_sums = the

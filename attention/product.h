@@ -64,8 +64,14 @@ constexpr bool CopiedRhs() {
 }
 
 template <typename L, typename R, typename O, typename T>
-void EigenProduct(const L& lhs, const R& rhs, O& out, bool accumulate, T alpha, const T* bias) {
-  if (!accumulate) out.setZero();
+void EigenProduct(const L& lhs, const R& rhs, O& out, bool accumulate, T alpha, const T* bias,
+                  const T* addend, int64_t ld_addend) {
+  if (addend != nullptr) {
+    out = Eigen::Map<const Matrix<T>, 0, Eigen::OuterStride<>>(addend, out.rows(), out.cols(),
+                                                               Eigen::OuterStride<>(ld_addend));
+  } else if (!accumulate) {
+    out.setZero();
+  }
   out.noalias() += alpha * lhs * rhs;
   if (bias != nullptr) {
     out.rowwise() += Eigen::Map<const Eigen::Matrix<T, 1, Eigen::Dynamic>>(bias, out.cols());
@@ -74,11 +80,14 @@ void EigenProduct(const L& lhs, const R& rhs, O& out, bool accumulate, T alpha, 
 
 }  // namespace product_internal
 
-// With a bias (out.cols() entries), also adds it to every row of out.
+// With a bias (out.cols() entries), also adds it to every row of out; with an addend (a matrix
+// of out's shape, row-major with row stride ld_addend; not with accumulate), out = addend +
+// alpha lhs rhs.
 template <typename L, typename R, typename O>
 void Product(const L& lhs, const R& rhs, O&& out, bool accumulate,
              typename std::decay_t<O>::Scalar alpha = 1,
-             const typename std::decay_t<O>::Scalar* bias = nullptr) {
+             const typename std::decay_t<O>::Scalar* bias = nullptr,
+             const typename std::decay_t<O>::Scalar* addend = nullptr, int64_t ld_addend = 0) {
   using namespace product_internal;
   using T = typename std::decay_t<O>::Scalar;
   if constexpr (UnitStride<L>() && UnitStride<R>() && RowMajorView<O>()) {
@@ -91,7 +100,8 @@ void Product(const L& lhs, const R& rhs, O&& out, bool accumulate,
       if (!kRhsRowMajor) {
         const auto copy = PaddedCopy(rhs, ThreadBuffer<T, 0>::Get().values);
         TiledProduct<T>(rows, cols, depth, alpha, lhs.data(), a_row, a_col, copy.data(),
-                        copy.cols(), out.data(), out.outerStride(), accumulate, bias);
+                        copy.cols(), out.data(), out.outerStride(), accumulate, bias, addend,
+                        ld_addend);
         return;
       }
       // A row-major rhs is read in place, but for the columns past its last whole packet
@@ -99,18 +109,20 @@ void Product(const L& lhs, const R& rhs, O&& out, bool accumulate,
       const int full = cols - cols % kPacketSize<T>;
       if (full > 0) {
         TiledProduct<T>(rows, full, depth, alpha, lhs.data(), a_row, a_col, rhs.data(),
-                        rhs.outerStride(), out.data(), out.outerStride(), accumulate, bias);
+                        rhs.outerStride(), out.data(), out.outerStride(), accumulate, bias,
+                        addend, ld_addend);
       }
       if (full < cols) {
         const auto copy = PaddedCopy(rhs.rightCols(cols - full), ThreadBuffer<T, 0>::Get().values);
         TiledProduct<T>(rows, cols - full, depth, alpha, lhs.data(), a_row, a_col, copy.data(),
                         copy.cols(), out.data() + full, out.outerStride(), accumulate,
-                        bias == nullptr ? nullptr : bias + full);
+                        bias == nullptr ? nullptr : bias + full,
+                        addend == nullptr ? nullptr : addend + full, ld_addend);
       }
       return;
     }
   }
-  EigenProduct(lhs, rhs, out, accumulate, alpha, bias);
+  EigenProduct(lhs, rhs, out, accumulate, alpha, bias, addend, ld_addend);
 }
 
 }  // namespace attnlab

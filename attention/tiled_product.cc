@@ -9,17 +9,21 @@
 namespace attnlab {
 namespace {
 
-// Where a tile's results go: C (+)= alpha op(A) B, plus bias (null: none) in every row.
+// Where a tile's results go: C = alpha op(A) B + D (D: an addend, C itself to accumulate, or
+// none) + bias (none if null) in every row.
 template <typename T>
 struct Output {
   T* c;
   int64_t ldc;
   T alpha;
-  bool accumulate;
+  const T* addend;
+  int64_t ld_addend;
   const T* bias;
-  // Columns past this tile's start.
+  // The output from `rows` rows and `cols` columns further on.
   Output Shifted(int rows, int cols) const {
-    return {c + rows * ldc + cols, ldc, alpha, accumulate, bias == nullptr ? nullptr : bias + cols};
+    return {c + rows * ldc + cols, ldc, alpha,
+            addend == nullptr ? nullptr : addend + rows * ld_addend + cols, ld_addend,
+            bias == nullptr ? nullptr : bias + cols};
   }
 };
 
@@ -53,11 +57,14 @@ EIGEN_ALWAYS_INLINE void Tile(int depth, const T* a, int64_t a_row, int64_t a_co
     for (int r = 0; r < kRows; ++r) {
       T* c = out.c + r * out.ldc + p * L;
       P value = padd(pmul(scale, acc[r][p]), bias);
+      if (out.addend != nullptr) {
+        const T* d = out.addend + r * out.ld_addend + p * L;
+        value = padd(partial ? LoadTail(d, last_lanes, T(0)) : ploadu<P>(d), value);
+      }
       if (partial) {
-        if (out.accumulate) value = padd(LoadTail(c, last_lanes, T(0)), value);
         StoreTail(c, value, last_lanes);
       } else {
-        pstoreu(c, out.accumulate ? padd(ploadu<P>(c), value) : value);
+        pstoreu(c, value);
       }
     }
   }
@@ -106,29 +113,43 @@ void ColumnGroups(int rows, int cols, int depth, const T* a, int64_t a_row, int6
 
 template <typename T>
 void TiledProduct(int rows, int cols, int depth, T alpha, const T* a, int64_t a_row, int64_t a_col,
-                  const T* b, int64_t ldb, T* c, int64_t ldc, bool accumulate, const T* bias) {
+                  const T* b, int64_t ldb, T* c, int64_t ldc, bool accumulate, const T* bias,
+                  const T* addend, int64_t ld_addend) {
+  eigen_assert(!(accumulate && addend != nullptr));
   // 128 steps of 4 packets of B: 32 KB in float, within L1 for every row tile that reads it
   // (a weight gradient's depth is the whole batch: 6400 tokens in a ViT).
   constexpr int kDepth = 128;
   if (depth == 0) {
     for (int i = 0; i < rows; ++i) {
       T* row = c + i * ldc;
-      if (!accumulate) std::fill(row, row + cols, T(0));
+      if (addend != nullptr) {
+        std::copy(addend + i * ld_addend, addend + i * ld_addend + cols, row);
+      } else if (!accumulate) {
+        std::fill(row, row + cols, T(0));
+      }
       if (bias != nullptr) std::transform(row, row + cols, bias, row, std::plus<T>());
     }
     return;
   }
   for (int k = 0; k < depth; k += kDepth) {
-    // The first chunk writes (or adds to) C with the bias, the later ones add to it.
-    const Output<T> out{c, ldc, alpha, accumulate || k > 0, k == 0 ? bias : nullptr};
+    // The first chunk writes C with the addend and the bias, the later ones add to it.
+    const bool first = k == 0;
+    const Output<T> out{c,
+                        ldc,
+                        alpha,
+                        first ? (accumulate ? c : addend) : c,
+                        first && !accumulate ? ld_addend : ldc,
+                        first ? bias : nullptr};
     ColumnGroups(rows, cols, std::min(kDepth, depth - k), a + k * a_col, a_row, a_col, b + k * ldb,
                  ldb, out);
   }
 }
 
 template void TiledProduct<float>(int, int, int, float, const float*, int64_t, int64_t,
-                                  const float*, int64_t, float*, int64_t, bool, const float*);
+                                  const float*, int64_t, float*, int64_t, bool, const float*,
+                                  const float*, int64_t);
 template void TiledProduct<double>(int, int, int, double, const double*, int64_t, int64_t,
-                                   const double*, int64_t, double*, int64_t, bool, const double*);
+                                   const double*, int64_t, double*, int64_t, bool, const double*,
+                                   const double*, int64_t);
 
 }  // namespace attnlab

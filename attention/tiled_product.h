@@ -25,13 +25,15 @@ int64_t PaddedColumns(int64_t cols) {
 }
 
 // C (rows x cols) = alpha op(A) B, or += with accumulate; op(A) is rows x depth, B depth x cols.
-// With a bias (cols entries), bias is added to every row of C as well, in the same pass (a
-// layer's affine map). B's rows must be readable up to PaddedColumns(cols) (what lies past cols
-// is multiplied into lanes that are never stored). Instantiated for float and double.
+// In the same pass over C: with a bias (cols entries), bias is added to every row (a layer's
+// affine map); with an addend D (rows x cols, row stride ld_addend; not with accumulate), C =
+// D + alpha op(A) B (a residual connection's sum). B's rows must be readable up to
+// PaddedColumns(cols) (what lies past cols is multiplied into lanes that are never stored).
+// Instantiated for float and double.
 template <typename T>
 void TiledProduct(int rows, int cols, int depth, T alpha, const T* a, int64_t a_row,
                   int64_t a_col, const T* b, int64_t ldb, T* c, int64_t ldc, bool accumulate,
-                  const T* bias = nullptr);
+                  const T* bias = nullptr, const T* addend = nullptr, int64_t ld_addend = 0);
 
 }  // namespace attnlab
 

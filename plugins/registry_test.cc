@@ -77,6 +77,32 @@ absl::StatusOr<Tensor<double>> ConformanceInput(const std::string& name,
   return absl::InvalidArgumentError("takes neither [3, 5, 4] reals nor [3, 5, 1] token ids");
 }
 
+// A layer whose output has its input's shape can sit in a residual connection: ForwardAdd is
+// Forward plus the residual, BackwardAdd is Backward plus the residual's gradient, with the
+// same parameter gradients (whether the layer fuses the sums or takes the defaults).
+void CheckResidualVariants(Layer<double>& layer, const Tensor<double>& x, ExecContext& ctx) {
+  SCOPED_TRACE("ForwardAdd and BackwardAdd");
+  Tensor<double> residual(x.shape()), grad_out(x.shape()), grad_residual(x.shape());
+  residual.flat().setRandom();
+  grad_out.flat().setRandom();
+  grad_residual.flat().setRandom();
+  Tensor<double> out, grad_in;
+  layer.Forward(x, &out, ctx);
+  layer.Backward(grad_out, &grad_in, ctx);
+  std::vector<Matrix<double>> grads;
+  for (Parameter<double>* p : layer.parameters()) grads.push_back(p->grad);
+  Tensor<double> out_add, grad_in_add;
+  layer.ForwardAdd(x, residual, &out_add, ctx);
+  layer.BackwardAdd(grad_out, grad_residual, &grad_in_add, ctx);
+  EXPECT_LT((out_add.flat() - out.flat() - residual.flat()).cwiseAbs().maxCoeff(), 1e-12);
+  EXPECT_LT((grad_in_add.flat() - grad_in.flat() - grad_residual.flat()).cwiseAbs().maxCoeff(),
+            1e-12);
+  const std::vector<Parameter<double>*> params = layer.parameters();
+  for (size_t k = 0; k < params.size(); ++k) {
+    EXPECT_LT((params[k]->grad - grads[k]).cwiseAbs().maxCoeff(), 1e-12) << params[k]->name;
+  }
+}
+
 TEST(PluginRegistryTest, EveryLayerPassesConformanceAndGradientChecks) {
   for (const std::string& name : LayerRegistry<double>().Names()) {
     const auto& entry = *LayerRegistry<double>().Find(name);
@@ -116,6 +142,7 @@ TEST(PluginRegistryTest, EveryLayerPassesConformanceAndGradientChecks) {
       }
       absl::Status gradients = CheckLayerGradients(**layer, x);
       EXPECT_TRUE(gradients.ok()) << gradients;
+      if (*shape == input) CheckResidualVariants(**layer, x, ctx);
     }
   }
 }

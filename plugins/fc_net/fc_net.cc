@@ -112,6 +112,18 @@ std::vector<Parameter<T>*> FcNet<T>::parameters() {
 
 template <typename T>
 void FcNet<T>::Forward(const Tensor<T>& in, Tensor<T>* out, ExecContext& ctx) {
+  ForwardWithResidual(in, nullptr, out, ctx);
+}
+
+template <typename T>
+void FcNet<T>::ForwardAdd(const Tensor<T>& in, const Tensor<T>& residual, Tensor<T>* out,
+                          ExecContext& ctx) {
+  ForwardWithResidual(in, &residual, out, ctx);
+}
+
+template <typename T>
+void FcNet<T>::ForwardWithResidual(const Tensor<T>& in, const Tensor<T>* residual, Tensor<T>* out,
+                                   ExecContext& ctx) {
   input_ = &in;
   const int batch = Rows(in);
   // The flat row-major tensor is already [batch, T * C] (or [batch * T, C]).
@@ -128,10 +140,21 @@ void FcNet<T>::Forward(const Tensor<T>& in, Tensor<T>* out, ExecContext& ctx) {
   }
   out->Resize(*OutputShape(in.shape()));
   Eigen::Map<Matrix<T>> y(out->data(), batch, config_.output_dim());
+  const Parameter<T>& w = weights_[hidden];
+  const T* bias = biases_[hidden].value.data();
+  auto affine = [&](const auto& features) {
+    if (residual == nullptr) {
+      ParallelAffine(ctx, features, w.value, biases_[hidden].value, y);
+    } else {
+      eigen_assert(residual->size() == int64_t(batch) * config_.output_dim());
+      const Eigen::Map<const Matrix<T>> r(residual->data(), batch, config_.output_dim());
+      ParallelAffineAdd(ctx, features, w.value, bias, r, y);
+    }
+  };
   if (hidden == 0) {
-    ParallelAffine(ctx, x, weights_[0].value, biases_[0].value, y);
+    affine(x);
   } else {
-    ParallelAffine(ctx, post_[hidden - 1], weights_[hidden].value, biases_[hidden].value, y);
+    affine(post_[hidden - 1]);
   }
 }
 
@@ -169,6 +192,6 @@ ATTNLAB_REGISTER_LAYER("fc_net", plugins::FcNetConfig, FcNet,
                        {"output_dim: 3 hidden: [ 7 ]",
                         "output_dim: 2 hidden: [ 6, 5 ] activation: GELU",
                         "output_dim: 1 activation: TANH hidden: [ 4 ]", "output_dim: 2",
-                        "output_dim: 3 hidden: [ 5 ] activation: GELU per_token: true"});
+                        "output_dim: 4 hidden: [ 5 ] activation: GELU per_token: true"});
 
 }  // namespace attnlab

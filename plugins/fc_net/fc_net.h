@@ -21,10 +21,15 @@ class FcNet : public Layer<T> {
   absl::StatusOr<Shape> Setup(const Shape& input, ExecContext& ctx) override;
   absl::StatusOr<Shape> OutputShape(const Shape& input) const override;
   void Forward(const Tensor<T>& in, Tensor<T>* out, ExecContext& ctx) override;
+  void ForwardAdd(const Tensor<T>& in, const Tensor<T>& residual, Tensor<T>* out,
+                  ExecContext& ctx) override;
   void Backward(const Tensor<T>& grad_out, Tensor<T>* grad_in, ExecContext& ctx) override;
   std::vector<Parameter<T>*> parameters() override;
 
  private:
+  // Forward, with `residual` (unless null) added by the last affine map.
+  void ForwardWithResidual(const Tensor<T>& in, const Tensor<T>* residual, Tensor<T>* out,
+                           ExecContext& ctx);
   explicit FcNet(const Config& config) : config_(config) {}
 
   // Rows the net maps, each of inputs_ entries: samples, or tokens with per_token.

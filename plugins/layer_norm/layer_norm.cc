@@ -57,6 +57,18 @@ void LayerNorm<T>::Forward(const Tensor<T>& in, Tensor<T>* out, ExecContext& ctx
 
 template <typename T>
 void LayerNorm<T>::Backward(const Tensor<T>& grad_out, Tensor<T>* grad_in, ExecContext& ctx) {
+  BackwardWithResidual(grad_out, nullptr, grad_in, ctx);
+}
+
+template <typename T>
+void LayerNorm<T>::BackwardAdd(const Tensor<T>& grad_out, const Tensor<T>& grad_residual,
+                               Tensor<T>* grad_in, ExecContext& ctx) {
+  BackwardWithResidual(grad_out, &grad_residual, grad_in, ctx);
+}
+
+template <typename T>
+void LayerNorm<T>::BackwardWithResidual(const Tensor<T>& grad_out, const Tensor<T>* grad_residual,
+                                        Tensor<T>* grad_in, ExecContext& ctx) {
   const Matrix<T>& g = grad_out.flat();
   const int rows = static_cast<int>(g.rows());
   // One pass over dL/dy: each block of rows adds its share of dgamma and dbeta to its own row
@@ -85,8 +97,13 @@ void LayerNorm<T>::Backward(const Tensor<T>& grad_out, Tensor<T>* grad_in, ExecC
         const auto dn = (gi.array() * gamma).matrix();
         const T mean_dn = dn.mean();
         const T mean_dn_n = dn.cwiseProduct(ni).mean();
-        grad_in->flat().row(i) =
-            inv_std_[i] * (dn.array() - mean_dn - ni.array() * mean_dn_n).matrix();
+        auto dx = grad_in->flat().row(i);
+        if (grad_residual == nullptr) {
+          dx = inv_std_[i] * (dn.array() - mean_dn - ni.array() * mean_dn_n).matrix();
+        } else {
+          dx = grad_residual->flat().row(i) +
+               inv_std_[i] * (dn.array() - mean_dn - ni.array() * mean_dn_n).matrix();
+        }
       }
     }
   });

@@ -22,9 +22,14 @@ class LayerNorm : public Layer<T> {
   absl::StatusOr<Shape> OutputShape(const Shape& input) const override;
   void Forward(const Tensor<T>& in, Tensor<T>* out, ExecContext& ctx) override;
   void Backward(const Tensor<T>& grad_out, Tensor<T>* grad_in, ExecContext& ctx) override;
+  void BackwardAdd(const Tensor<T>& grad_out, const Tensor<T>& grad_residual, Tensor<T>* grad_in,
+                   ExecContext& ctx) override;
   std::vector<Parameter<T>*> parameters() override { return {&gamma_, &beta_}; }
 
  private:
+  // Backward, with grad_residual (unless null) added to dL/dx as it is written.
+  void BackwardWithResidual(const Tensor<T>& grad_out, const Tensor<T>* grad_residual,
+                            Tensor<T>* grad_in, ExecContext& ctx);
   explicit LayerNorm(const Config& config) : config_(config) {}
 
   Config config_;

@@ -223,6 +223,18 @@ void RpcAttention<T>::AddQueryKeyGradient(int head, const Matrix<T>& grad) {
 
 template <typename T>
 void RpcAttention<T>::Forward(const Tensor<T>& in, Tensor<T>* out, ExecContext& ctx) {
+  ForwardWithResidual(in, nullptr, out, ctx);
+}
+
+template <typename T>
+void RpcAttention<T>::ForwardAdd(const Tensor<T>& in, const Tensor<T>& residual, Tensor<T>* out,
+                                 ExecContext& ctx) {
+  ForwardWithResidual(in, &residual, out, ctx);
+}
+
+template <typename T>
+void RpcAttention<T>::ForwardWithResidual(const Tensor<T>& in, const Tensor<T>* residual,
+                                          Tensor<T>* out, ExecContext& ctx) {
   input_ = &in;
   const int batch = in.batch(), n = in.rows(), d = head_dim_;
   const int iterations = config_.pap_iterations();
@@ -257,7 +269,10 @@ void RpcAttention<T>::Forward(const Tensor<T>& in, Tensor<T>* out, ExecContext& 
     }
   });
   out->Resize(*OutputShape(in.shape()));
-  if (config_.bias()) {
+  const T* bias = config_.bias() ? bo_.value.data() : nullptr;
+  if (residual != nullptr) {
+    ParallelAffineAdd(ctx, concat_, o_.value, bias, residual->flat(), out->flat());
+  } else if (bias != nullptr) {
     ParallelAffine(ctx, concat_, o_.value, bo_.value, out->flat());
   } else {
     ParallelProduct(ctx, concat_, o_.value, out->flat());

@@ -59,6 +59,8 @@ class RpcAttention : public AttentionLayer<T> {
   absl::StatusOr<Shape> Setup(const Shape& input, ExecContext& ctx) override;
   absl::StatusOr<Shape> OutputShape(const Shape& input) const override;
   void Forward(const Tensor<T>& in, Tensor<T>* out, ExecContext& ctx) override;
+  void ForwardAdd(const Tensor<T>& in, const Tensor<T>& residual, Tensor<T>* out,
+                  ExecContext& ctx) override;
   void Backward(const Tensor<T>& grad_out, Tensor<T>* grad_in, ExecContext& ctx) override;
   std::vector<Parameter<T>*> parameters() override;
 
@@ -70,6 +72,9 @@ class RpcAttention : public AttentionLayer<T> {
   void AddQueryKeyGradient(int head, const Matrix<T>& grad) override;
 
  private:
+  // Forward, with `residual` (unless null) added by the output projection.
+  void ForwardWithResidual(const Tensor<T>& in, const Tensor<T>* residual, Tensor<T>* out,
+                           ExecContext& ctx);
   explicit RpcAttention(const Config& config) : config_(config) {}
 
   T lambda() const { return static_cast<T>(config_.has_lambda() ? config_.lambda() : 4.0); }

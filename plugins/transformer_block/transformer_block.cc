@@ -78,24 +78,17 @@ std::vector<Parameter<T>*> TransformerBlock<T>::parameters() {
 
 template <typename T>
 void TransformerBlock<T>::Forward(const Tensor<T>& in, Tensor<T>* out, ExecContext& ctx) {
+  // The residual sums are written by the sublayers' last products (ForwardAdd).
   if (pre_ln()) {
     ln1_->Forward(in, &norm1_, ctx);
-    attn_->Forward(norm1_, &attn_out_, ctx);
-    h_.Resize(in.shape());
-    h_.flat() = in.flat() + attn_out_.flat();
+    attn_->ForwardAdd(norm1_, in, &h_, ctx);  // h = x + attn(LN1(x))
     ln2_->Forward(h_, &norm2_, ctx);
-    ffn_->Forward(norm2_, &ffn_out_, ctx);
-    out->Resize(in.shape());
-    out->flat() = h_.flat() + ffn_out_.flat();
+    ffn_->ForwardAdd(norm2_, h_, out, ctx);  // h + ffn(LN2(h))
     return;
   }
-  attn_->Forward(in, &attn_out_, ctx);
-  sum1_.Resize(in.shape());
-  sum1_.flat() = in.flat() + attn_out_.flat();
+  attn_->ForwardAdd(in, in, &sum1_, ctx);
   ln1_->Forward(sum1_, &h_, ctx);
-  ffn_->Forward(h_, &ffn_out_, ctx);
-  sum2_.Resize(in.shape());
-  sum2_.flat() = h_.flat() + ffn_out_.flat();
+  ffn_->ForwardAdd(h_, h_, &sum2_, ctx);
   ln2_->Forward(sum2_, out, ctx);
 }
 
@@ -104,28 +97,25 @@ void TransformerBlock<T>::Backward(const Tensor<T>& grad_out, Tensor<T>* grad_in
                                    ExecContext& ctx) {
   // Every sublayer's Backward runs (their parameter gradients are needed) even when the block's
   // own input gradient is not.
+  // The residual connections' gradient sums are written by the sublayers (BackwardAdd).
   if (pre_ln()) {
-    ffn_->Backward(grad_out, &grad_a_, ctx);  // d/d norm2
-    ln2_->Backward(grad_a_, &grad_b_, ctx);   // d/dh through LN2
-    grad_h_.Resize(grad_out.shape());
-    grad_h_.flat() = grad_out.flat() + grad_b_.flat();
-    attn_->Backward(grad_h_, &grad_a_, ctx);  // d/d norm1
-    ln1_->Backward(grad_a_, &grad_b_, ctx);   // d/dx through LN1
+    ffn_->Backward(grad_out, &grad_a_, ctx);            // d/d norm2
+    ln2_->BackwardAdd(grad_a_, grad_out, &grad_h_, ctx);  // d/dh: directly and through LN2
+    attn_->Backward(grad_h_, &grad_a_, ctx);            // d/d norm1
     if (grad_in != nullptr) {
-      grad_in->Resize(grad_out.shape());
-      grad_in->flat() = grad_h_.flat() + grad_b_.flat();
+      ln1_->BackwardAdd(grad_a_, grad_h_, grad_in, ctx);  // d/dx: directly and through LN1
+    } else {
+      ln1_->Backward(grad_a_, nullptr, ctx);  // LN1's parameter gradients only
     }
     return;
   }
-  ln2_->Backward(grad_out, &grad_a_, ctx);  // d/d sum2
-  ffn_->Backward(grad_a_, &grad_b_, ctx);   // d/dh through the FFN
-  grad_h_.Resize(grad_out.shape());
-  grad_h_.flat() = grad_a_.flat() + grad_b_.flat();
-  ln1_->Backward(grad_h_, &grad_a_, ctx);  // d/d sum1
-  attn_->Backward(grad_a_, &grad_b_, ctx);  // d/dx through the attention
+  ln2_->Backward(grad_out, &grad_a_, ctx);              // d/d sum2
+  ffn_->BackwardAdd(grad_a_, grad_a_, &grad_h_, ctx);  // d/dh: directly and through the FFN
+  ln1_->Backward(grad_h_, &grad_a_, ctx);               // d/d sum1
   if (grad_in != nullptr) {
-    grad_in->Resize(grad_out.shape());
-    grad_in->flat() = grad_a_.flat() + grad_b_.flat();
+    attn_->BackwardAdd(grad_a_, grad_a_, grad_in, ctx);  // d/dx: directly and through attention
+  } else {
+    attn_->Backward(grad_a_, nullptr, ctx);
   }
 }
 

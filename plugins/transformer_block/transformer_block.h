@@ -35,12 +35,10 @@ class TransformerBlock : public Layer<T> {
   Config config_;
   std::unique_ptr<Layer<T>> attn_, ln1_, ffn_, ln2_;
   // Intermediates of the last Forward (see the formulas in the .proto):
-  // POST: attn_out_ = Attn(x), sum1_ = x + attn_out_, h_ = LN1(sum1_), ffn_out_ = FFN(h_),
-  //       sum2_ = h_ + ffn_out_, y = LN2(sum2_).
-  // PRE:  norm1_ = LN1(x), attn_out_ = Attn(norm1_), h_ = x + attn_out_, norm2_ = LN2(h_),
-  //       ffn_out_ = FFN(norm2_), y = h_ + ffn_out_.
-  Tensor<T> attn_out_, sum1_, h_, ffn_out_, sum2_, norm1_, norm2_;
-  Tensor<T> grad_a_, grad_b_, grad_h_;  // backward scratch
+  // POST: sum1_ = x + Attn(x), h_ = LN1(sum1_), sum2_ = h_ + FFN(h_), y = LN2(sum2_).
+  // PRE:  norm1_ = LN1(x), h_ = x + Attn(norm1_), norm2_ = LN2(h_), y = h_ + FFN(norm2_).
+  Tensor<T> sum1_, h_, sum2_, norm1_, norm2_;
+  Tensor<T> grad_a_, grad_h_;  // backward scratch
 };
 
 }  // namespace attnlab
