@@ -1,6 +1,6 @@
 // ParallelProduct against Eigen's product in blocks of rows (narrow outputs) and of columns
 // (wide ones), for every operand layout the layers pass, overwrite and accumulate; and the same
-// bits with 1 and 2 threads; the same for ParallelAffine and TokenProducts. (Product's own paths:
+// bits with 1 and 2 threads; the same for ParallelAffine(Add) and TokenProducts. (Product's own paths:
 // product_test.)
 #include "attention/parallel_product.h"
 
@@ -101,6 +101,15 @@ void CheckAffine(double tolerance) {
           }
         });
         EXPECT_LE((got - want).cwiseAbs().maxCoeff(), tolerance * (1 + want.cwiseAbs().maxCoeff()));
+        // With a residual: out = residual + lhs * rhs + bias.
+        const Matrix<T> residual = Matrix<T>::Random(shape.rows, shape.cols);
+        Matrix<T> sum(shape.rows, shape.cols);
+        arena.execute([&] {
+          ExecContext ctx(1, threads);
+          ParallelAffineAdd(ctx, a, r, bias.data(), residual, sum);
+        });
+        EXPECT_LE((sum - want - residual).cwiseAbs().maxCoeff(),
+                  tolerance * (1 + want.cwiseAbs().maxCoeff()));
         if (threads == 1) {
           one_thread = got;
         } else {

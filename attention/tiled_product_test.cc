@@ -1,7 +1,7 @@
 // TiledProduct against Eigen's product: every column-tile width (1-5 packets, whole and with a
 // partial last packet), row counts that leave tails of every tile height, depths in one chunk
-// and across chunks, op(A) = A and A^T, overwrite and accumulate, with and without a bias, float
-// and double; nothing past C's columns is written.
+// and across chunks, op(A) = A and A^T, overwrite, accumulate and add a matrix D, with and
+// without a bias, float and double; nothing past C's columns is written.
 #include "attention/tiled_product.h"
 
 #include <vector>
@@ -21,12 +21,15 @@ void CheckAgainstEigen(double tolerance) {
                      4 * kLanes + 1, 5 * kLanes, 7 * kLanes + 2}) {
       for (int depth : {1, 16, 50, 128, 129, 300}) {
         for (bool transpose : {false, true}) {
-          for (int variant = 0; variant < 4; ++variant) {
-            const bool accumulate = variant & 1, with_bias = variant & 2;
+          for (int variant = 0; variant < 6; ++variant) {
+            // C = ..., C += ..., C = D + ...; each with and without a bias.
+            const bool accumulate = variant % 3 == 1, with_addend = variant % 3 == 2;
+            const bool with_bias = variant >= 3;
             SCOPED_TRACE(testing::Message()
                          << rows << " x " << cols << ", depth " << depth
                          << (transpose ? ", A^T" : "") << (accumulate ? ", +=" : "")
-                         << (with_bias ? ", bias" : ""));
+                         << (with_addend ? ", addend" : "") << (with_bias ? ", bias" : ""));
+            const Matrix<T> addend_wide = Matrix<T>::Random(rows, cols + 2);
             // Operands inside wider matrices, as a head's blocks are.
             const Matrix<T> a_wide =
                 transpose ? Matrix<T>::Random(depth, rows + 3) : Matrix<T>::Random(rows, depth + 3);
@@ -50,10 +53,12 @@ void CheckAgainstEigen(double tolerance) {
             if (with_bias) {
               for (int j = 0; j < cols; ++j) want.col(j).array() += bias_values[j];
             }
+            if (with_addend) want += addend_wide.leftCols(cols);
             const int64_t stride = a_wide.cols();
             TiledProduct<T>(rows, cols, depth, alpha, a_wide.data(), transpose ? 1 : stride,
                             transpose ? stride : 1, b_wide.data(), b_wide.cols(), c_wide.data(),
-                            c_wide.cols(), accumulate, with_bias ? bias_values.data() : nullptr);
+                            c_wide.cols(), accumulate, with_bias ? bias_values.data() : nullptr,
+                            with_addend ? addend_wide.data() : nullptr, addend_wide.cols());
             EXPECT_LE((c_wide.leftCols(cols) - want).cwiseAbs().maxCoeff(),
                       tolerance * (1 + want.cwiseAbs().maxCoeff()));
             EXPECT_EQ(c_wide.rightCols(5), c_before.rightCols(5));
