@@ -40,17 +40,17 @@ template <typename T>
 void LayerNorm<T>::Forward(const Tensor<T>& in, Tensor<T>* out, ExecContext& ctx) {
   const Matrix<T>& x = in.flat();
   const T eps = static_cast<T>(config_.has_eps() ? config_.eps() : 1e-5);
-  input_shape_ = in.shape();
-  normalized_.resize(x.rows(), dim_);
+  input_ = &in;
+  mean_.resize(x.rows());
   inv_std_.resize(x.rows());
   out->Resize(in.shape());
+  const auto gamma = gamma_.value.row(0).array(), beta = beta_.value.row(0).array();
   ParallelFor(ctx, static_cast<int>(x.rows()), [&](int begin, int end) {
     for (int i = begin; i < end; ++i) {
-      const T mean = x.row(i).mean();
+      const T mean = mean_[i] = x.row(i).mean();
       const T var = (x.row(i).array() - mean).square().mean();
       inv_std_[i] = 1 / std::sqrt(var + eps);
-      normalized_.row(i) = (x.row(i).array() - mean) * inv_std_[i];
-      out->flat().row(i) = normalized_.row(i).cwiseProduct(gamma_.value.row(0)) + beta_.value.row(0);
+      out->flat().row(i) = ((x.row(i).array() - mean) * inv_std_[i]) * gamma + beta;
     }
   });
 }
@@ -78,7 +78,8 @@ void LayerNorm<T>::BackwardWithResidual(const Tensor<T>& grad_out, const Tensor<
   const int blocks = (rows + kBlockRows - 1) / kBlockRows;
   gamma_partials_.resize(blocks, dim_);
   beta_partials_.resize(blocks, dim_);
-  if (grad_in != nullptr) grad_in->Resize(input_shape_);
+  const Matrix<T>& x = input_->flat();
+  if (grad_in != nullptr) grad_in->Resize(input_->shape());
   const auto gamma = gamma_.value.row(0).array();
   ParallelFor(ctx, blocks, [&](int begin, int end) {
     for (int block = begin; block < end; ++block) {
@@ -89,7 +90,7 @@ void LayerNorm<T>::BackwardWithResidual(const Tensor<T>& grad_out, const Tensor<
       const int last = std::min(rows, (block + 1) * kBlockRows);
       for (int i = block * kBlockRows; i < last; ++i) {
         const auto gi = g.row(i);
-        const auto ni = normalized_.row(i);
+        const auto ni = ((x.row(i).array() - mean_[i]) * inv_std_[i]).matrix();  // as Forward
         gamma_sum += gi.cwiseProduct(ni);
         beta_sum += gi;
         if (grad_in == nullptr) continue;

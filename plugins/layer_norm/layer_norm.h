@@ -35,10 +35,11 @@ class LayerNorm : public Layer<T> {
   Config config_;
   int dim_ = 0;
   Parameter<T> gamma_, beta_;
-  // Forward caches: the normalized input and 1 / sqrt(var + eps) per token.
-  Matrix<T> normalized_;
-  Vector<T> inv_std_;
-  Shape input_shape_;
+  // Forward caches: the input, and its mean and 1 / sqrt(var + eps) per token. Backward
+  // normalizes the input again rather than Forward storing it normalized (a pass over the
+  // tokens' memory less).
+  const Tensor<T>* input_ = nullptr;
+  Vector<T> mean_, inv_std_;
   Matrix<T> gamma_partials_, beta_partials_;  // the backward's, one row per block of rows
 };
 
