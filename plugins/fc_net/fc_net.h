@@ -42,9 +42,10 @@ class FcNet : public Layer<T> {
   // weights_[k]: fan_in x fan_out; biases_[k]: 1 x fan_out.
   std::vector<Parameter<T>> weights_, biases_;
 
-  // Forward caches: pre_[k] = the pre-activation of hidden layer k; post_[k] its activation.
+  // Forward caches: post_[k] = the activation of hidden layer k, derivative_[k] = the
+  // activation's derivative at its input (the affine map's output, overwritten).
   const Tensor<T>* input_ = nullptr;
-  std::vector<Matrix<T>> pre_, post_;
+  std::vector<Matrix<T>> derivative_, post_;
   // Backward: grad_[k] = dL/d(output of affine map k) for the hidden layers.
   std::vector<Matrix<T>> grad_;
 };

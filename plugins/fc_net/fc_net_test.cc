@@ -54,6 +54,39 @@ TEST(FcNetTest, GradientChecksEveryActivation) {
   }
 }
 
+// GELU in float goes through SIMD packets (40 units: whole packets and a tail): y = sum_j
+// gelu(x w_j) and dy/dx = sum_j gelu'(x w_j) w_j against std::erf and std::exp in double.
+TEST(FcNetTest, FloatGeluMatchesTheScalarFormula) {
+  plugins::FcNetConfig config;
+  ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(
+      "output_dim: 1 hidden: [ 40 ] activation: GELU per_token: true", &config));
+  auto net = FcNet<float>::Create(config);
+  ASSERT_TRUE(net.ok());
+  ExecContext ctx(1);
+  ASSERT_TRUE((*net)->Setup({1, 3, 1}, ctx).ok());
+  std::vector<Parameter<float>*> p = (*net)->parameters();  // w0 b0 w1 b1
+  for (int j = 0; j < 40; ++j) p[0]->value(0, j) = -2.0f + 0.1f * j;
+  p[1]->value.setZero();
+  p[2]->value.setOnes();
+  p[3]->value.setZero();
+  Tensor<float> x({1, 3, 1}), out, grad_out({1, 3, 1}), grad_in;
+  x.flat() << 0.7f, -1.3f, 2.1f;
+  grad_out.flat().setOnes();
+  (*net)->Forward(x, &out, ctx);
+  (*net)->Backward(grad_out, &grad_in, ctx);
+  for (int t = 0; t < 3; ++t) {
+    double y = 0, dy = 0;
+    for (int j = 0; j < 40; ++j) {
+      const double w = p[0]->value(0, j), v = double(x.data()[t]) * w;
+      const double cdf = 0.5 * (1 + std::erf(v / std::sqrt(2.0)));
+      y += v * cdf;
+      dy += (cdf + v * std::exp(-0.5 * v * v) / std::sqrt(2 * M_PI)) * w;
+    }
+    EXPECT_NEAR(out.data()[t], y, 1e-5 * (1 + std::abs(y))) << t;
+    EXPECT_NEAR(grad_in.data()[t], dy, 1e-5 * (1 + std::abs(dy))) << t;
+  }
+}
+
 TEST(FcNetTest, InputLengthIsFixed) {
   auto net = Make("output_dim: 5 hidden: [ 8 ]", {2, 10, 6});
   EXPECT_EQ(*net->OutputShape({7, 10, 6}), (Shape{7, 1, 5}));
