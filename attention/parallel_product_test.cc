@@ -1,7 +1,7 @@
 // ParallelProduct against Eigen's product in blocks of rows (narrow outputs) and of columns
 // (wide ones), for every operand layout the layers pass, overwrite and accumulate; and the same
-// bits with 1 and 2 threads; the same for ParallelAffine(Add) and TokenProducts. (Product's own paths:
-// product_test.)
+// bits with 1 and 2 threads; the same for ParallelAffine(Add) and TokenProducts. (Product's own
+// paths: product_test.)
 #include "attention/parallel_product.h"
 
 #include "gtest/gtest.h"
