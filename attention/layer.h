@@ -38,7 +38,8 @@ class Layer {
   // dL/d(in) to *grad_in unless grad_in is null (the first layer needs no input gradient).
   virtual void Backward(const Tensor<T>& grad_out, Tensor<T>* grad_in, ExecContext& ctx) = 0;
 
-  // *out = residual + layer(in) (residual of the output's shape): a residual connection's sum.
+  // *out = residual + layer(in) (residual of the output's shape, not *out): a residual
+  // connection's sum.
   // Layers that end in a product add the residual as they write their output; the default
   // adds it in a pass of its own. Backward is unchanged (the sum's gradient is the caller's).
   virtual void ForwardAdd(const Tensor<T>& in, const Tensor<T>& residual, Tensor<T>* out,
@@ -47,9 +48,9 @@ class Layer {
     out->flat() += residual.flat();
   }
 
-  // Backward with *grad_in = grad_residual + dL/d(in) (grad_residual of the input's shape): the
-  // gradient reaching a residual connection's input both ways. Layers add it as they write
-  // dL/d(in) where they can; the default adds it in a pass of its own.
+  // Backward with *grad_in = grad_residual + dL/d(in) (grad_residual of the input's shape, not
+  // *grad_in): the gradient reaching a residual connection's input both ways. Layers add it as
+  // they write dL/d(in) where they can; the default adds it in a pass of its own.
   virtual void BackwardAdd(const Tensor<T>& grad_out, const Tensor<T>& grad_residual,
                            Tensor<T>* grad_in, ExecContext& ctx) {
     Backward(grad_out, grad_in, ctx);
