@@ -48,15 +48,21 @@ EIGEN_ALWAYS_INLINE void Tile(int depth, const T* a, int64_t a_row, int64_t a_co
     }
   }
   const P scale = pset1<P>(out.alpha);
+  P bias[kPackets];
   for (int p = 0; p < kPackets; ++p) {
     const bool partial = kPartialLast && p == kPackets - 1;  // only last_lanes columns remain
-    P bias = pset1<P>(T(0));
+    bias[p] = pset1<P>(T(0));
     if (out.bias != nullptr) {
-      bias = partial ? LoadTail(out.bias + p * L, last_lanes, T(0)) : ploadu<P>(out.bias + p * L);
+      const T* b = out.bias + p * L;
+      bias[p] = partial ? LoadTail(b, last_lanes, T(0)) : ploadu<P>(b);
     }
-    for (int r = 0; r < kRows; ++r) {
+  }
+  // Row by row: C's rows may lie far apart (the LM's logits), each row's packets together.
+  for (int r = 0; r < kRows; ++r) {
+    for (int p = 0; p < kPackets; ++p) {
+      const bool partial = kPartialLast && p == kPackets - 1;
       T* c = out.c + r * out.ldc + p * L;
-      P value = padd(pmul(scale, acc[r][p]), bias);
+      P value = padd(pmul(scale, acc[r][p]), bias[p]);
       if (out.addend != nullptr) {
         const T* d = out.addend + r * out.ld_addend + p * L;
         value = padd(partial ? LoadTail(d, last_lanes, T(0)) : ploadu<P>(d), value);
