@@ -145,11 +145,11 @@ void WithPackets(int packets, F&& f) {
   f(std::integral_constant<int, kPackets>());
 }
 
-}  // namespace
-
-template <typename T>
-void FusedSoftmaxScores(int rows, int keys, int depth, T scale, const T* q, int64_t ldq, const T* k,
-                        int64_t ldk, T* probs, int64_t ldp) {
+// Transposes k (keys x depth) for the tiles and calls tile(height, packets, row, kt, ldkt,
+// last_lanes) for every register tile of the rows x keys scores, height and packets as
+// compile-time constants.
+template <typename T, typename Tile>
+void ForEachScoreTile(int rows, int keys, int depth, const T* k, int64_t ldk, Tile&& tile) {
   eigen_assert(keys >= 1 && keys <= kMaxFusedKeys<T>);
   constexpr int L = kPacketSize<T>;
   const T* kt = TransposedKeys(keys, depth, k, ldk);
@@ -158,29 +158,33 @@ void FusedSoftmaxScores(int rows, int keys, int depth, T scale, const T* q, int6
   WithPackets<4>(packets, [&](auto packets_constant) {
     constexpr int kPackets = decltype(packets_constant)::value;
     ForEachRowTile<kTileRows<kPackets>>(rows, [&](auto height, int row) {
-      SoftmaxTile<T, decltype(height)::value, kPackets>(depth, scale, q + row * ldq, ldq, kt, ldkt,
-                                                        last_lanes, probs + row * ldp, ldp);
+      tile(height, packets_constant, row, kt, ldkt, last_lanes);
     });
   });
+}
+
+}  // namespace
+
+template <typename T>
+void FusedSoftmaxScores(int rows, int keys, int depth, T scale, const T* q, int64_t ldq, const T* k,
+                        int64_t ldk, T* probs, int64_t ldp) {
+  ForEachScoreTile(rows, keys, depth, k, ldk,
+                   [&](auto height, auto packets, int row, const T* kt, int64_t ldkt, int lanes) {
+                     SoftmaxTile<T, decltype(height)::value, decltype(packets)::value>(
+                         depth, scale, q + row * ldq, ldq, kt, ldkt, lanes, probs + row * ldp, ldp);
+                   });
 }
 
 template <typename T>
 void FusedSoftmaxScoresBackward(int rows, int keys, int depth, const T* g, int64_t ldg, const T* v,
                                 int64_t ldv, const T* probs, int64_t ldp, T* grad_scores,
                                 int64_t lds) {
-  eigen_assert(keys >= 1 && keys <= kMaxFusedKeys<T>);
-  constexpr int L = kPacketSize<T>;
-  const T* vt = TransposedKeys(keys, depth, v, ldv);
-  const int64_t ldvt = PaddedColumns<T>(keys);
-  const int packets = int(ldvt / L), last_lanes = keys - (packets - 1) * L;
-  WithPackets<4>(packets, [&](auto packets_constant) {
-    constexpr int kPackets = decltype(packets_constant)::value;
-    ForEachRowTile<kTileRows<kPackets>>(rows, [&](auto height, int row) {
-      SoftmaxBackwardTile<T, decltype(height)::value, kPackets>(depth, g + row * ldg, ldg, vt, ldvt,
-                                                                last_lanes, probs + row * ldp, ldp,
-                                                                grad_scores + row * lds, lds);
-    });
-  });
+  ForEachScoreTile(rows, keys, depth, v, ldv,
+                   [&](auto height, auto packets, int row, const T* vt, int64_t ldvt, int lanes) {
+                     SoftmaxBackwardTile<T, decltype(height)::value, decltype(packets)::value>(
+                         depth, g + row * ldg, ldg, vt, ldvt, lanes, probs + row * ldp, ldp,
+                         grad_scores + row * lds, lds);
+                   });
 }
 
 template void FusedSoftmaxScores<float>(int, int, int, float, const float*, int64_t, const float*,

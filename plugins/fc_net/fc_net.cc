@@ -157,15 +157,15 @@ void FcNet<T>::ForwardWithResidual(const Tensor<T>& in, const Tensor<T>* residua
   }
   out->Resize(*OutputShape(in.shape()));
   Eigen::Map<Matrix<T>> y(out->data(), batch, config_.output_dim());
-  const Parameter<T>& w = weights_[hidden];
-  const T* bias = biases_[hidden].value.data();
+  const Matrix<T>& w = weights_[hidden].value;
+  const Matrix<T>& bias = biases_[hidden].value;
   auto affine = [&](const auto& features) {
     if (residual == nullptr) {
-      ParallelAffine(ctx, features, w.value, biases_[hidden].value, y);
+      ParallelAffine(ctx, features, w, bias, y);
     } else {
       eigen_assert(residual->size() == int64_t(batch) * config_.output_dim());
       const Eigen::Map<const Matrix<T>> r(residual->data(), batch, config_.output_dim());
-      ParallelAffineAdd(ctx, features, w.value, bias, r, y);
+      ParallelAffineAdd(ctx, features, w, bias.data(), r, y);
     }
   };
   if (hidden == 0) {
