@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # A single trial killed with SIGKILL partway resumes from its checkpoint and ends bit-identical
 # to an uninterrupted run (metrics printed with 17 digits: loss, ||W|| and cos(W, I) along the
-# way, which depend on the parameters, Adam's moments and the random stream).
+# way, which depend on the parameters, Adam's moments and the random stream; the parameter
+# snapshots, some taken before a kill, byte for byte).
 set -u
 run="$PWD/experiments/run"
 spec="$PWD/experiments/testdata/long_trial.textproto"
@@ -29,6 +30,9 @@ ls killed/*/metrics.csv > /dev/null 2>&1 && { echo "the trial finished before it
   echo "resumed run failed"; cat resumed.err; exit 1; }
 grep -q "resumed at step [1-9]" resumed.err || { echo "did not resume:"; cat resumed.err; exit 1; }
 diff "$clean_metrics" killed/*/metrics.csv || { echo "metrics differ from an uninterrupted run"; exit 1; }
+# Every file of the trial, its .npy snapshots (some taken before the kills) included.
+diff -r "$(dirname "$clean_metrics")" killed/"$(basename "$(dirname "$clean_metrics")")" || {
+  echo "the trial's files differ from an uninterrupted run's"; exit 1; }
 diff clean/summary.csv killed/summary.csv || { echo "summary differs"; exit 1; }
 [[ -e $checkpoint ]] && { echo "checkpoint left after the trial finished"; exit 1; }
 ls -a killed | grep -q '\.tmp\.' && { echo "temporaries left behind"; exit 1; }

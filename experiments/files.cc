@@ -67,15 +67,21 @@ absl::Status MakeDirectories(const std::string& path) {
 }
 
 absl::Status RemoveTree(const std::string& path) {
-  if (DIR* dir = opendir(path.c_str())) {
-    std::vector<std::string> files;
+  struct stat info;
+  if (lstat(path.c_str(), &info) != 0) {
+    return errno == ENOENT ? absl::OkStatus() : ErrnoError("cannot remove " + path);
+  }
+  if (S_ISDIR(info.st_mode)) {  // lstat: a symbolic link is removed, never followed
+    DIR* dir = opendir(path.c_str());
+    if (dir == nullptr) return ErrnoError("cannot remove " + path);
+    std::vector<std::string> entries;
     while (const dirent* entry = readdir(dir)) {
       const std::string name = entry->d_name;
-      if (name != "." && name != "..") files.push_back(path + "/" + name);
+      if (name != "." && name != "..") entries.push_back(path + "/" + name);
     }
     closedir(dir);
-    for (const std::string& file : files) {
-      if (unlink(file.c_str()) != 0 && errno != ENOENT) return ErrnoError("cannot remove " + file);
+    for (const std::string& entry : entries) {
+      if (absl::Status s = RemoveTree(entry); !s.ok()) return s;
     }
     if (rmdir(path.c_str()) != 0 && errno != ENOENT) return ErrnoError("cannot remove " + path);
     return absl::OkStatus();

@@ -26,7 +26,8 @@ absl::Status ErrnoError(const std::string& what);
 // mkdir -p.
 absl::Status MakeDirectories(const std::string& path);
 
-// Removes a file, or a directory of plain files; a missing path is not an error.
+// Removes a file or a directory tree (symbolic links are removed, not followed); a missing
+// path is not an error.
 absl::Status RemoveTree(const std::string& path);
 
 }  // namespace attnlab

@@ -122,7 +122,7 @@ class MaxMarginEvaluator : public MetricEvaluator<T> {
     const std::vector<int> selected = selection_.Select(tokens_, labels_, v);
     // The reference depends on W and the selection only (v enters through the selection).
     if (!cached_ || selected != selected_ || w != w_) {
-      ASSIGN_OR_RETURN(direction_, Solve(w, selected));
+      RETURN_IF_ERROR(Solve(w, selected));
       w_ = w;
       selected_ = selected;
       cached_ = true;
@@ -130,28 +130,72 @@ class MaxMarginEvaluator : public MetricEvaluator<T> {
     return Correlate();
   }
 
+  NpyArrays Arrays() const override {
+    NpyArrays arrays;
+    const int n = static_cast<int>(tokens_.size());
+    std::vector<int64_t> selected(selected_.begin(), selected_.end());
+    arrays["selected"] = NpyArray::Of<int64_t>({n}, selected.data());
+    if (spec_.reference() != MaxMarginCorrelation::ATT_SVM) AddQp("v_mm", v_mm_, false, &arrays);
+    if (spec_.reference() != MaxMarginCorrelation::VALUE_SVM) {
+      AddQp(spec_.reference() == MaxMarginCorrelation::ATT_SVM ? "p_mm" : "p_relaxed", p_qp_,
+            true, &arrays);
+    }
+    if (spec_.reference() == MaxMarginCorrelation::RELAXED_ATT_SVM) {
+      arrays["margins"] = NpyArray::Of<double>({n}, margins_.data());
+    }
+    return arrays;
+  }
+
  private:
   double Correlate() const {
     const Parameter<T>* target = spec_.reference() == MaxMarginCorrelation::VALUE_SVM ? v_ : p_;
     const Eigen::MatrixXd value = ToDouble(target->value);
-    return Correlation(Eigen::Map<const Eigen::VectorXd>(value.data(), value.size()), direction_);
+    const Eigen::VectorXd& direction =
+        spec_.reference() == MaxMarginCorrelation::VALUE_SVM ? v_mm_.x : p_qp_.x;
+    return Correlation(Eigen::Map<const Eigen::VectorXd>(value.data(), value.size()), direction);
   }
 
-  absl::StatusOr<Eigen::VectorXd> Solve(const Eigen::MatrixXd& w,
-                                        const std::vector<int>& selected) const {
+  // Solves v_mm (for VALUE_SVM and the relaxed ATT-SVM) and the ATT-SVM or its relaxation.
+  absl::Status Solve(const Eigen::MatrixXd& w, const std::vector<int>& selected) {
     const int n = static_cast<int>(tokens_.size());
-    Eigen::VectorXd margins = Eigen::VectorXd::Ones(n);
+    margins_ = Eigen::VectorXd::Ones(n);
     if (spec_.reference() != MaxMarginCorrelation::ATT_SVM) {
       Eigen::MatrixXd points(n, w.rows());
       for (int i = 0; i < n; ++i) points.row(i) = tokens_[i].row(selected[i]);
-      ASSIGN_OR_RETURN(const QpSolution v_mm, SolveHardMarginSvm(points, labels_));
-      if (spec_.reference() == MaxMarginCorrelation::VALUE_SVM) return v_mm.x;
+      ASSIGN_OR_RETURN(v_mm_, SolveHardMarginSvm(points, labels_));
+      if (spec_.reference() == MaxMarginCorrelation::VALUE_SVM) return absl::OkStatus();
       // Relaxed ATT-SVM: margin 1 only where the selected token is a support vector of v_mm.
-      const Eigen::VectorXd margin_of_v = labels_.cwiseProduct(points * v_mm.x);
-      for (int i = 0; i < n; ++i) margins[i] = std::abs(margin_of_v[i] - 1) <= 1e-7 ? 1.0 : 0.0;
+      const Eigen::VectorXd margin_of_v = labels_.cwiseProduct(points * v_mm_.x);
+      for (int i = 0; i < n; ++i) margins_[i] = std::abs(margin_of_v[i] - 1) <= 1e-7 ? 1.0 : 0.0;
     }
-    ASSIGN_OR_RETURN(const QpSolution p_mm, SolveAttSvm(tokens_, w, selected, margins));
-    return p_mm.x;
+    ASSIGN_OR_RETURN(p_qp_, SolveAttSvm(tokens_, w, selected, margins_));
+    return absl::OkStatus();
+  }
+
+  // A QP's solution, its multipliers and support (one per sequence for the SVM of v; per token,
+  // 0 at the selected one, for the ATT-SVMs, whose constraints run over i, then t != s_i) and
+  // its KKT residuals (stationarity, primal, dual, complementarity).
+  void AddQp(const std::string& name, const QpSolution& qp, bool per_token,
+             NpyArrays* arrays) const {
+    const int n = static_cast<int>(tokens_.size());
+    const int tokens = per_token ? static_cast<int>(tokens_[0].rows()) : 1;
+    Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> multipliers =
+        Eigen::MatrixXd::Zero(n, tokens);
+    for (int i = 0, row = 0; i < n; ++i) {
+      for (int t = 0; t < tokens; ++t) {
+        if (!per_token || t != selected_[i]) multipliers(i, t) = qp.multipliers[row++];
+      }
+    }
+    const Eigen::Matrix<bool, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> support =
+        (multipliers.array() > 0);
+    const std::vector<int64_t> shape =
+        per_token ? std::vector<int64_t>{n, tokens} : std::vector<int64_t>{n};
+    const double kkt[4] = {qp.kkt.stationarity, qp.kkt.primal, qp.kkt.dual,
+                           qp.kkt.complementarity};
+    (*arrays)[name] = NpyArray::Of<double>({qp.x.size()}, qp.x.data());
+    (*arrays)[name + "_multipliers"] = NpyArray::Of<double>(shape, multipliers.data());
+    (*arrays)[name + "_support"] = NpyArray::Of<bool>(shape, support.data());
+    (*arrays)[name + "_kkt"] = NpyArray::Of<double>({4}, kkt);
   }
 
   MaxMarginCorrelation spec_;
@@ -165,7 +209,9 @@ class MaxMarginEvaluator : public MetricEvaluator<T> {
   bool cached_ = false;
   Eigen::MatrixXd w_;
   std::vector<int> selected_;
-  Eigen::VectorXd direction_;
+  Eigen::VectorXd margins_;
+  QpSolution v_mm_;  // VALUE_SVM and RELAXED_ATT_SVM
+  QpSolution p_qp_;  // the ATT-SVM or its relaxation
 };
 
 template <typename T>

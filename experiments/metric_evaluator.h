@@ -8,6 +8,7 @@
 #include "attention/model.h"
 #include "datasets/dataset.h"
 #include "experiments/experiment.pb.h"
+#include "experiments/npy.h"
 
 namespace attnlab {
 
@@ -22,6 +23,11 @@ class MetricEvaluator {
   virtual bool reads_training_forward() const { return true; }
 
   virtual absl::StatusOr<double> Evaluate(Model<T>& model, const Batch<T>& batch) = 0;
+
+  // The arrays behind the last value, by file name without ".npy" (the max-margin metrics: the
+  // reference solution they correlate with, its multipliers, support tokens and KKT
+  // residuals). A trial stores them at its report steps (results_store.h).
+  virtual NpyArrays Arrays() const { return {}; }
 };
 
 // Checks the metric against the model and dataset (the layer exists and is an attention layer,

@@ -12,6 +12,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "experiments/files.h"
+#include "experiments/npy.h"
 #include "experiments/spec_loader.h"
 
 namespace attnlab {
@@ -102,6 +103,11 @@ absl::Status ResultsStore::Save(const Trial& trial, const TrialResult& result) c
   if (absl::Status s = WriteFileAtomically(temporary + "/metrics.csv", MetricsCsv(result));
       !s.ok()) {
     return s;
+  }
+  for (const auto& [name, array] : result.arrays) {
+    const std::string path = absl::StrCat(temporary, "/", name, ".npy");
+    if (absl::Status s = MakeDirectories(path.substr(0, path.rfind('/'))); !s.ok()) return s;
+    if (absl::Status s = WriteFileAtomically(path, NpyBytes(array)); !s.ok()) return s;
   }
   const std::string final_dir = TrialDir(trial.id);
   if (Exists(final_dir)) {

@@ -4,6 +4,8 @@
 //   DIR/summary.csv               one row per trial: id, swept values, status, final metrics
 //   DIR/<trial id>/metrics.csv    step,metric,value
 //   DIR/<trial id>/spec.textproto the resolved spec of the trial
+//   DIR/<trial id>/params/*.npy   the parameters at the report steps (steps.npy), stacked
+//   DIR/<trial id>/solutions/<metric>/*.npy   what a metric solved, at the same steps
 //   DIR/.<trial id>.checkpoint    an unfinished trial's checkpoint (see TrialRunner::Run)
 #ifndef ATTNLAB_EXPERIMENTS_RESULTS_STORE_H_
 #define ATTNLAB_EXPERIMENTS_RESULTS_STORE_H_

@@ -56,6 +56,29 @@ absl::Status ValidateReport(const ExperimentSpec& trial, const std::vector<std::
   return absl::OkStatus();
 }
 
+// summary.csv's columns are trial, the sweep's, seed, status and the metrics: each name once.
+absl::Status ValidateSweepColumns(const ExperimentSpec& spec,
+                                  const std::vector<std::string>& metrics) {
+  const std::vector<std::string> columns = SweepColumns(spec);  // the axes', then "seed"
+  for (int a = 0; a < spec.sweep().axis_size(); ++a) {
+    const std::string& column = columns[a];
+    std::string clash;
+    if (column == "trial" || column == "status" || column == "seed") {
+      clash = "a column summary.csv always has";
+    } else if (std::find(metrics.begin(), metrics.end(), column) != metrics.end()) {
+      clash = "a metric's column";
+    } else if (std::find(columns.begin(), columns.begin() + a, column) != columns.begin() + a) {
+      clash = "another axis's column";
+    }
+    if (clash.empty()) continue;
+    const bool named = !spec.sweep().axis(a).name().empty();
+    return FieldError(absl::StrCat("sweep.axis[", a, "].", named ? "name" : "field"),
+                      absl::StrCat("the column '", column, "' is ", clash,
+                                   named ? "; rename the axis" : "; give the axis a name"));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<ExperimentResult> RunExperiment(const ParsedSpec& parsed,
@@ -82,7 +105,12 @@ absl::StatusOr<ExperimentResult> RunExperiment(const ParsedSpec& parsed,
                        parsed.spec.has_sweep() ? absl::StrCat(" (trial ", TrialLabel(trial), ")")
                                                : "");
     }
-    if (out.metric_names.empty()) out.metric_names = (*runner)->metric_names();
+    if (out.metric_names.empty()) {
+      out.metric_names = (*runner)->metric_names();
+      if (absl::Status s = ValidateSweepColumns(parsed.spec, out.metric_names); !s.ok()) {
+        return SpecError(locator, s);
+      }
+    }
     if (absl::Status s = ValidateReport(trial.spec, (*runner)->metric_names()); !s.ok()) {
       return SpecError(locator, s);
     }

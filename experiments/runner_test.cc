@@ -1,9 +1,11 @@
 #include "experiments/runner.h"
 
+#include <cmath>
 #include <fstream>
 #include <sstream>
 
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 
 namespace attnlab {
@@ -169,6 +171,78 @@ TEST_F(RunnerTest, ReportStepsMustBeLogged) {
   EXPECT_EQ(std::string(result.status().message()),
             "tiny.textproto:32:10: report.step: step 15 is not logged; add it to "
             "training.log_step");
+}
+
+// A trial keeps its parameters and the ATT-SVM it solved at the report steps, as .npy files.
+TEST_F(RunnerTest, TrialsKeepParameterSnapshotsAndReferenceSolutions) {
+  auto result = Run(kSpec, "arrays");
+  ASSERT_TRUE(result.ok()) << result.status();
+  const TrialResult& trial = *result->results[1];
+  const NpyArray& steps = trial.arrays.at("params/steps");
+  EXPECT_EQ(steps.shape, (std::vector<int64_t>{2}));  // report steps 10 and 20
+  const NpyArray& p = trial.arrays.at("params/attention/p");
+  EXPECT_EQ(p.shape, (std::vector<int64_t>{2, 2, 1}));
+  EXPECT_EQ(p.dtype, "<f8");
+  const NpyArray& p_mm = trial.arrays.at("solutions/corr/p_mm");
+  EXPECT_EQ(p_mm.shape, (std::vector<int64_t>{2, 2}));
+  EXPECT_EQ(trial.arrays.at("solutions/corr/p_mm_support").shape,
+            (std::vector<int64_t>{2, 2, 2}));  // snapshots x sequences x tokens
+  EXPECT_EQ(trial.arrays.at("solutions/corr/p_mm_kkt").shape, (std::vector<int64_t>{2, 4}));
+  // The printed corr at step 20 is the correlation of the two stored vectors.
+  const double* ps = reinterpret_cast<const double*>(p.data.data()) + 2;
+  const double* ms = reinterpret_cast<const double*>(p_mm.data.data()) + 2;
+  const double corr = (ps[0] * ms[0] + ps[1] * ms[1]) /
+                      (std::hypot(ps[0], ps[1]) * std::hypot(ms[0], ms[1]));
+  EXPECT_NEAR(corr, trial.At(20, "corr"), 1e-15);
+  // On disk, beside metrics.csv.
+  const std::string dir = ::testing::TempDir() + "/arrays/" + result->trials[1].id;
+  EXPECT_EQ(Read(dir + "/params/attention/p.npy").substr(1, 5), "NUMPY");
+  EXPECT_EQ(Read(dir + "/solutions/corr/p_mm.npy").size(), 128 + 2 * 2 * sizeof(double));
+}
+
+TEST_F(RunnerTest, ZeroStepsEvaluatesWithoutTraining) {
+  std::string spec = kSpec;
+  spec.replace(spec.find("steps: 20 log_every: 10"), 23, "steps: 0");
+  spec.replace(spec.find("report { step: [ 10, 20 ] }"), 27, "");
+  auto result = Run(spec, "evaluate");
+  ASSERT_TRUE(result.ok()) << result.status();
+  const TrialResult& trial = *result->results[1];
+  ASSERT_EQ(trial.points.size(), 2u);  // loss and corr, at step 0 only
+  EXPECT_EQ(trial.points[0].step, 0);
+  EXPECT_EQ(trial.points[1].metric, "corr");
+  const NpyArray& p = trial.arrays.at("params/attention/p");  // p0 = [1, 0], untouched
+  EXPECT_EQ(reinterpret_cast<const double*>(p.data.data())[0], 1.0);
+  EXPECT_EQ(reinterpret_cast<const double*>(p.data.data())[1], 0.0);
+}
+
+TEST_F(RunnerTest, TrainingStepsAreRequired) {
+  std::string spec = kSpec;
+  spec.replace(spec.find("steps: 20 log_every: 10"), 23, "log_every: 10");
+  auto result = Run(spec, "no_steps");
+  EXPECT_EQ(std::string(result.status().message()),
+            "tiny.textproto:23:1: training.steps: missing required field 'steps' (0: evaluate "
+            "only) (trial p0=[0, 0] seed=0)");
+}
+
+// summary.csv has one column per name: an axis may not take a metric's or a fixed column's.
+TEST_F(RunnerTest, SweepColumnsMustNotClash) {
+  for (const char* name : {"loss", "corr", "seed", "status", "trial"}) {
+    std::string spec = kSpec;
+    spec.replace(spec.find("name: \"p0\""), 11, absl::StrCat("name: \"", name, "\""));
+    auto result = Run(spec, "clash");
+    EXPECT_TRUE(absl::IsInvalidArgument(result.status())) << name;
+    EXPECT_TRUE(absl::StartsWith(result.status().message(),
+                                 absl::StrCat("tiny.textproto:27:5: sweep.axis[0].name: the column '",
+                                              name, "' is ")))
+        << result.status();
+  }
+  std::string two_axes = kSpec;
+  two_axes.replace(two_axes.find("axis {"), 0,
+                   "axis { name: \"p0\" field: \"optimizer.lr\" value: [\"0.1\"] }\n  ");
+  auto result = Run(two_axes, "clash2");
+  EXPECT_EQ(std::string(result.status().message()),
+            "tiny.textproto:28:5: sweep.axis[1].name: the column 'p0' is another axis's column; "
+            "rename the axis");
 }
 
 }  // namespace

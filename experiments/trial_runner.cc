@@ -6,6 +6,7 @@
 #include <set>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "attention/field_error.h"
 #include "attention/gaussian.h"
 #include "attention/model.h"
@@ -38,7 +39,10 @@ namespace {
 absl::Status ValidateTraining(const ExperimentSpec& spec, bool stream) {
   const TrainingSpec& training = spec.training();
   if (!spec.has_training()) return FieldError("training", "missing required field 'training'");
-  if (training.steps() <= 0) return FieldError("training.steps", "missing or not > 0");
+  if (!training.has_steps()) {
+    return FieldError("training.steps", "missing required field 'steps' (0: evaluate only)");
+  }
+  if (training.steps() < 0) return FieldError("training.steps", "must be >= 0");
   if (training.batch_size() < 0) return FieldError("training.batch_size", "must be >= 0");
   if (stream && training.batch_size() == 0) {
     return FieldError("training.batch_size", "a streaming dataset needs batch_size > 0");
@@ -64,6 +68,13 @@ absl::Status ValidateTraining(const ExperimentSpec& spec, bool stream) {
         std::string::npos) {
       return FieldError(absl::StrCat("metric[", i, "].name"),
                         "use letters, digits and _ . / - only (it is a CSV column)");
+    }
+    for (absl::string_view part : absl::StrSplit(name, '/')) {
+      if (part.empty() || part == "." || part == "..") {
+        return FieldError(absl::StrCat("metric[", i, "].name"),
+                          "'/' separates non-empty parts other than . and .. (a metric's "
+                          "arrays are stored under solutions/<name>/)");
+      }
     }
     if (!names.insert(name).second) {
       return FieldError(absl::StrCat("metric[", i, "].name"),
@@ -141,6 +152,7 @@ class TypedTrialRunner : public TrialRunner {
                                   const std::string& checkpoint) override {
     const TrainingSpec& training = spec_.training();
     const std::set<int64_t> log_steps = LoggedSteps(training);
+    const std::set<int64_t> snapshot_steps = SnapshotSteps(spec_);
     TrialResult result;
     Batch<T> minibatch;
     double last_loss = std::numeric_limits<double>::quiet_NaN();
@@ -188,6 +200,7 @@ class TypedTrialRunner : public TrialRunner {
         }
       }
       if (log) RETURN_IF_ERROR(EvaluateMetrics(step, /*training_forward=*/false, *batch, &result));
+      if (log && snapshot_steps.count(step)) RETURN_IF_ERROR(Snapshot(step, &result));
       if (step == training.steps()) break;
       optimizer_->Step(model_->parameters(), step);
       if (!checkpoint.empty() &&
@@ -217,6 +230,14 @@ class TypedTrialRunner : public TrialRunner {
       out.String(point.metric);
       out.Double(point.value);
     }
+    out.Int(static_cast<int64_t>(result.arrays.size()));
+    for (const auto& [path, array] : result.arrays) {
+      out.String(path);
+      out.String(array.dtype);
+      out.Int(static_cast<int64_t>(array.shape.size()));
+      for (int64_t extent : array.shape) out.Int(extent);
+      out.String(array.data);
+    }
     out.String(ctx_.RandomState());
     for (const Parameter<T>* param : model_->parameters()) out.Write(param->value);
     optimizer_->SaveState(&out);
@@ -231,6 +252,9 @@ class TypedTrialRunner : public TrialRunner {
     if (!bytes.ok()) return bytes.status();
     StateReader in(*bytes, absl::StrCat("checkpoint ", path));
     ASSIGN_OR_RETURN(const std::string magic, in.String());
+    if (magic == kOldCheckpointMagic) {
+      return in.Error("written by an older attnlab (checkpoint v1, before trials kept .npy snapshots)");
+    }
     if (magic != kCheckpointMagic) return in.Error("not an attnlab checkpoint");
     ASSIGN_OR_RETURN(const std::string spec, in.String());
     if (spec != spec_text) {
@@ -251,6 +275,21 @@ class TypedTrialRunner : public TrialRunner {
       ASSIGN_OR_RETURN(point.value, in.Double());
       result->points.push_back(std::move(point));
     }
+    ASSIGN_OR_RETURN(const int64_t arrays, in.Int());
+    if (arrays < 0) return in.Error("a negative number of arrays");
+    result->arrays.clear();
+    for (int64_t i = 0; i < arrays; ++i) {
+      ASSIGN_OR_RETURN(const std::string path, in.String());
+      NpyArray& array = result->arrays[path];
+      ASSIGN_OR_RETURN(array.dtype, in.String());
+      ASSIGN_OR_RETURN(const int64_t rank, in.Int());
+      if (rank < 0 || rank > 8) return in.Error(absl::StrCat("array ", path, " of rank ", rank));
+      array.shape.resize(rank);
+      for (int64_t& extent : array.shape) {
+        ASSIGN_OR_RETURN(extent, in.Int());
+      }
+      ASSIGN_OR_RETURN(array.data, in.String());
+    }
     ASSIGN_OR_RETURN(const std::string random_state, in.String());
     if (!ctx_.SetRandomState(random_state)) return in.Error("unreadable random state");
     for (Parameter<T>* param : model_->parameters()) {
@@ -261,7 +300,31 @@ class TypedTrialRunner : public TrialRunner {
     return next_step;
   }
 
-  static constexpr char kCheckpointMagic[] = "attnlab trial checkpoint v1";
+  static constexpr char kCheckpointMagic[] = "attnlab trial checkpoint v2";
+  static constexpr char kOldCheckpointMagic[] = "attnlab trial checkpoint v1";
+
+  // The parameters and every metric's arrays at `step`, appended to the result's snapshots.
+  absl::Status Snapshot(int64_t step, TrialResult* result) const {
+    const NpyArray step_array = NpyArray::Of<int64_t>({}, &step);
+    RETURN_IF_ERROR(AppendSnapshot("params/steps", step_array, &result->arrays));
+    for (const Parameter<T>* param : model_->parameters()) {
+      RETURN_IF_ERROR(AppendSnapshot(
+          "params/" + param->name,
+          NpyArray::Of<T>({param->value.rows(), param->value.cols()}, param->value.data()),
+          &result->arrays));
+    }
+    for (size_t m = 0; m < metrics_.size(); ++m) {
+      if (final_only_[m] && step != spec_.training().steps()) continue;
+      const NpyArrays arrays = metrics_[m]->Arrays();
+      if (arrays.empty()) continue;
+      const std::string dir = "solutions/" + names_[m + 1] + "/";
+      RETURN_IF_ERROR(AppendSnapshot(dir + "steps", step_array, &result->arrays));
+      for (const auto& [name, array] : arrays) {
+        RETURN_IF_ERROR(AppendSnapshot(dir + name, array, &result->arrays));
+      }
+    }
+    return absl::OkStatus();
+  }
 
   // The divergence guard's error: the trial stops (and is recorded as failed) at the step
   // where the loss or a gradient went NaN or Inf, naming where it started.
@@ -311,6 +374,11 @@ std::set<int64_t> LoggedSteps(const TrainingSpec& training) {
     for (int64_t s = 0; s <= training.steps(); s += training.log_every()) steps.insert(s);
   }
   return steps;
+}
+
+std::set<int64_t> SnapshotSteps(const ExperimentSpec& spec) {
+  if (spec.report().step().empty()) return {spec.training().steps()};
+  return std::set<int64_t>(spec.report().step().begin(), spec.report().step().end());
 }
 
 absl::StatusOr<std::unique_ptr<TrialRunner>> TrialRunner::Create(const ExperimentSpec& spec,

@@ -11,6 +11,7 @@
 
 #include "absl/status/statusor.h"
 #include "experiments/experiment.pb.h"
+#include "experiments/npy.h"
 
 namespace attnlab {
 
@@ -29,6 +30,10 @@ struct TrialResult {
   double Final(const std::string& metric) const;
   // The step this run resumed at from a checkpoint; 0 when it trained from the start.
   int64_t resumed_at_step = 0;
+  // Snapshots at SnapshotSteps: "params/steps" and "params/<parameter>" (the model's
+  // parameters), "solutions/<metric>/steps" and "solutions/<metric>/<array>" (what a metric
+  // solved, MetricEvaluator::Arrays), each stacked along a leading axis of snapshots.
+  NpyArrays arrays;
 };
 
 struct Progress {
@@ -39,6 +44,10 @@ struct Progress {
 
 // The steps a trial logs: 0, every log_every steps, each log_step, and the last.
 std::set<int64_t> LoggedSteps(const TrainingSpec& training);
+
+// The steps a trial snapshots its parameters and metric arrays at: the report steps, or the
+// last step when the report names none.
+std::set<int64_t> SnapshotSteps(const ExperimentSpec& spec);
 
 class TrialRunner {
  public:
