@@ -2,6 +2,8 @@
 // shipped specs produce (double precision, full 1000 iterations).
 #include <cmath>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "datasets/dataset.h"
 #include "experiments/runner.h"
@@ -25,19 +27,20 @@ class MaxMarginTest : public ::testing::Test {
     result_ = std::move(*result);
   }
 
-  // The result of the trial whose sweep column `column` has label `label` (and, if given,
-  // `column2` has `label2`).
-  const TrialResult& Trial(const std::string& column, const std::string& label,
-                           const std::string& column2 = "", const std::string& label2 = "") {
+  // The result of the trial whose sweep columns have these labels.
+  const TrialResult& Trial(const std::vector<std::pair<std::string, std::string>>& labels) {
     for (size_t i = 0; i < result_.trials.size(); ++i) {
       bool match = true;
-      for (const auto& [c, l] : result_.trials[i].labels) {
-        if ((c == column && l != label) || (c == column2 && l != label2)) match = false;
+      for (const auto& [column, label] : labels) {
+        for (const auto& [c, l] : result_.trials[i].labels) match &= c != column || l == label;
       }
       if (match) return *result_.results[i];
     }
-    ADD_FAILURE() << "no trial " << column << "=" << label;
+    ADD_FAILURE() << "no trial " << labels[0].first << "=" << labels[0].second << " ...";
     return *result_.results[0];
+  }
+  const TrialResult& Trial(const std::string& column, const std::string& label) {
+    return Trial({{column, label}});
   }
 
   ExperimentResult result_;
@@ -70,28 +73,54 @@ TEST_F(MaxMarginTest, Setup1bSomeInitsSelectTheLocallyOptimalToken) {
   }
 }
 
-TEST_F(MaxMarginTest, Setup1cNormalizedGdFastPlainGdSlowNorm) {
+const char* const kInits1c[] = {"1", "0.5", "0", "-0.5", "-1", "-1.5"};
+
+// On the authors' data (their notebook's torch draw), with their key and query maps
+// W = diag(1, 1, 0) and with W = I.
+TEST_F(MaxMarginTest, Setup1cOnTheAuthorsDataNormalizedGdPassesCorr0999By200) {
   Run("1c");
-  for (const char* p0 : {"1", "0.5", "0", "-0.5", "-1", "-1.5"}) {
-    // Normalized GD. TARGETS asks corr > 0.999 by iteration 200; on our draw of the data
-    // (seed 0) it is 0.9936-0.9947 at 200 (||p|| ~ 20, 1 - corr shrinks like 1/||p||^2) and
-    // crosses 0.999 near iteration 410. We assert what holds, with the paper's lr 0.1.
-    const TrialResult& ngd = Trial("optimizer", "normalized_gd", "p0", p0);
+  for (const char* p0 : kInits1c) {
+    // Normalized GD: TARGETS' corr > 0.999 by iteration 200 holds from every init with the
+    // authors' W (0.99930-0.99968); with W = I from 5 of 6 (p0 = 1: 0.998955, past 0.999 at
+    // iteration 210).
+    const TrialResult& diag = Trial({{"w", "diag(1,1,0)"}, {"optimizer", "normalized_gd"}, {"p0", p0}});
+    EXPECT_GT(diag.At(200, "corr_mm"), 0.999) << "p0=" << p0;
+    const TrialResult& identity = Trial({{"w", "I"}, {"optimizer", "normalized_gd"}, {"p0", p0}});
+    EXPECT_GT(identity.At(200, "corr_mm"), 0.9989) << "p0=" << p0;
+    EXPECT_GT(identity.At(210, "corr_mm"), 0.999) << "p0=" << p0;
+    for (const TrialResult* ngd : {&diag, &identity}) {
+      EXPECT_GT(ngd->Final("corr_mm"), 0.9997) << "p0=" << p0;
+      EXPECT_GT(ngd->Final("p_opt"), 0.999999) << "p0=" << p0;
+    }
+    // Plain GD (lr 1): corr rises while ||p|| grows only logarithmically: x1.3-1.7 from
+    // iteration 200 to 1000, against x5 for normalized GD's linear growth.
+    for (const char* w : {"diag(1,1,0)", "I"}) {
+      const TrialResult& gd = Trial({{"w", w}, {"optimizer", "gd"}, {"p0", p0}});
+      const TrialResult& ngd = Trial({{"w", w}, {"optimizer", "normalized_gd"}, {"p0", p0}});
+      EXPECT_GT(gd.Final("corr_mm"), 0.975) << "w=" << w << " p0=" << p0;
+      EXPECT_GT(gd.Final("corr_mm"), gd.At(500, "corr_mm")) << "w=" << w << " p0=" << p0;
+      EXPECT_GT(gd.At(500, "corr_mm"), gd.At(200, "corr_mm")) << "w=" << w << " p0=" << p0;
+      EXPECT_GT(gd.Final("p_opt"), 0.99) << "w=" << w << " p0=" << p0;
+      EXPECT_GT(ngd.Final("p_norm") / ngd.At(200, "p_norm"), 4.5) << "w=" << w << " p0=" << p0;
+      EXPECT_LT(gd.Final("p_norm") / gd.At(200, "p_norm"), 2) << "w=" << w << " p0=" << p0;
+    }
+  }
+}
+
+// On our own draw (the planted generator, seed 0) the direction is the same, reached later.
+TEST_F(MaxMarginTest, Setup1cOnOurDrawConvergesLater) {
+  Run("1c_planted");
+  for (const char* p0 : kInits1c) {
+    // corr 0.9936-0.9947 at 200 (||p|| ~ 20; 1 - corr shrinks like 1/||p||^2), past 0.999 near
+    // iteration 410.
+    const TrialResult& ngd = Trial({{"optimizer", "normalized_gd"}, {"p0", p0}});
     EXPECT_GT(ngd.At(200, "corr_mm"), 0.99) << "p0=" << p0;
     EXPECT_GT(ngd.At(500, "corr_mm"), 0.999) << "p0=" << p0;
     EXPECT_GT(ngd.Final("corr_mm"), 0.9998) << "p0=" << p0;
-    EXPECT_GT(ngd.Final("p_opt"), 0.999999) << "p0=" << p0;
-    // Plain GD converges in direction too, but slowly: TARGETS' corr > 0.99 is not reached in
-    // 1000 iterations here (0.929-0.934), because ||p|| grows only logarithmically.
-    const TrialResult& gd = Trial("optimizer", "gd", "p0", p0);
+    // Plain GD: 0.929-0.934 at 1000.
+    const TrialResult& gd = Trial({{"optimizer", "gd"}, {"p0", p0}});
     EXPECT_GT(gd.Final("corr_mm"), 0.92) << "p0=" << p0;
     EXPECT_GT(gd.Final("corr_mm"), gd.At(500, "corr_mm")) << "p0=" << p0;
-    EXPECT_GT(gd.At(500, "corr_mm"), gd.At(200, "corr_mm")) << "p0=" << p0;
-    EXPECT_GT(gd.Final("p_opt"), 0.99) << "p0=" << p0;
-    // ||p|| from iteration 200 to 1000: x5 when it grows linearly (normalized GD),
-    // well under x2.5 when it grows logarithmically (plain GD).
-    EXPECT_GT(ngd.Final("p_norm") / ngd.At(200, "p_norm"), 4.5) << "p0=" << p0;
-    EXPECT_LT(gd.Final("p_norm") / gd.At(200, "p_norm"), 2.5) << "p0=" << p0;
   }
 }
 
@@ -110,7 +139,7 @@ TEST_F(MaxMarginTest, Setup1dJointTrainingFindsVmmAndTheRelaxedSvm) {
 
 // The ATT-SVM of every paper setup is solved to KKT residuals far below 1e-8.
 TEST(MaxMarginSolverTest, KktResidualsOnThePaperSetups) {
-  for (const char* setup : {"1a", "1b", "1c", "1d"}) {
+  for (const char* setup : {"1a", "1b", "1c", "1c_planted", "1d"}) {
     auto parsed = ReadSpecFile(std::string("experiments/max_margin/") + setup + ".textproto");
     ASSERT_TRUE(parsed.ok()) << parsed.status();
     auto dataset = CreateDataset<double>(parsed->spec.dataset());
@@ -120,7 +149,7 @@ TEST(MaxMarginSolverTest, KktResidualsOnThePaperSetups) {
     for (int i = 0; i < train.inputs.batch(); ++i) tokens.push_back(train.inputs.sample(i));
     const int d = train.inputs.cols();
     Eigen::MatrixXd w = Eigen::MatrixXd::Identity(d, d);
-    if (std::string(setup) <= "1b") w(2, 2) = 0;  // 1a, 1b: W = diag(1, 1, 0)
+    if (std::string(setup) <= "1b") w(2, 2) = 0;  // 1a, 1b: W = diag(1, 1, 0); 1c: also I
     // The selected token: 0 in 1a-1c (the highest score), 1 in 1d.
     const std::vector<int> selected(tokens.size(), std::string(setup) == "1d" ? 1 : 0);
     auto solution = SolveAttSvm(tokens, w, selected, Eigen::VectorXd::Ones(tokens.size()));
