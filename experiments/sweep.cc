@@ -16,6 +16,10 @@ std::string AxisName(const SweepSpec::Axis& axis) {
   return axis.name().empty() ? axis.field() : axis.name();
 }
 
+int AxisSize(const SweepSpec::Axis& axis) {
+  return axis.point_size() > 0 ? axis.point_size() : axis.value_size();
+}
+
 // FNV-1a, 64 bit: stable across runs, machines and builds (unlike std::hash or absl::Hash).
 uint64_t Fnv1a(const std::string& bytes) {
   uint64_t hash = 14695981039346656037ull;
@@ -52,6 +56,19 @@ absl::StatusOr<std::vector<Trial>> ExpandSweep(const ExperimentSpec& spec) {
   for (int a = 0; a < sweep.axis_size(); ++a) {
     const SweepSpec::Axis& axis = sweep.axis(a);
     const std::string path = absl::StrCat("sweep.axis[", a, "]");
+    if (axis.point_size() > 0) {
+      if (!axis.field().empty() || axis.value_size() > 0 || axis.label_size() > 0) {
+        return FieldError(path + ".point", "give either points or field and values, not both");
+      }
+      if (axis.name().empty()) return FieldError(path + ".name", "an axis of points needs a name");
+      for (int v = 0; v < axis.point_size(); ++v) {
+        if (axis.point(v).label().empty()) {
+          return FieldError(absl::StrCat(path, ".point[", v, "].label"),
+                            "missing required field 'label'");
+        }
+      }
+      continue;
+    }
     if (axis.field().empty()) return FieldError(path + ".field", "missing required field 'field'");
     if (axis.value_size() == 0) return FieldError(path + ".value", "list at least one value");
     if (axis.label_size() != 0 && axis.label_size() != axis.value_size()) {
@@ -65,7 +82,7 @@ absl::StatusOr<std::vector<Trial>> ExpandSweep(const ExperimentSpec& spec) {
   // The grid's size before building it: a few long axes multiply past any memory.
   uint64_t count = seeds.size();
   for (const SweepSpec::Axis& axis : sweep.axis()) {
-    if (__builtin_mul_overflow(count, uint64_t(axis.value_size()), &count)) count = UINT64_MAX;
+    if (__builtin_mul_overflow(count, uint64_t(AxisSize(axis)), &count)) count = UINT64_MAX;
   }
   if (count > kMaxTrials) {
     return FieldError("sweep", absl::StrCat("the grid has ", count == UINT64_MAX ? "over 2^64" :
@@ -83,6 +100,19 @@ absl::StatusOr<std::vector<Trial>> ExpandSweep(const ExperimentSpec& spec) {
     for (int a = 0; a < sweep.axis_size(); ++a) {
       const SweepSpec::Axis& axis = sweep.axis(a);
       const int v = choice[a];
+      if (axis.point_size() > 0) {
+        const SweepSpec::Axis::Point& axis_point = axis.point(v);
+        for (int k = 0; k < axis_point.set_size(); ++k) {
+          const auto& set = axis_point.set(k);
+          absl::Status status = SetFieldFromText(&point.spec, set.field(), set.value());
+          if (!status.ok()) {
+            return FieldError(absl::StrCat("sweep.axis[", a, "].point[", v, "].set[", k, "]"),
+                              status.message());
+          }
+        }
+        point.labels.emplace_back(axis.name(), axis_point.label());
+        continue;
+      }
       absl::Status status = SetFieldFromText(&point.spec, axis.field(), axis.value(v));
       if (!status.ok()) {
         return FieldError(absl::StrCat("sweep.axis[", a, "].value[", v, "]"), status.message());
@@ -104,7 +134,7 @@ absl::StatusOr<std::vector<Trial>> ExpandSweep(const ExperimentSpec& spec) {
     }
     // Next grid point, last axis fastest.
     int a = sweep.axis_size() - 1;
-    while (a >= 0 && ++choice[a] == sweep.axis(a).value_size()) choice[a--] = 0;
+    while (a >= 0 && ++choice[a] == AxisSize(sweep.axis(a))) choice[a--] = 0;
     if (a < 0) break;
   }
   return trials;

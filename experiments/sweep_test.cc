@@ -58,6 +58,50 @@ TEST(SweepTest, NoSweepIsOneTrialWithTheTrainingSeed) {
   EXPECT_EQ((*trials)[0].spec.training().seed(), 4u);
 }
 
+// An axis of points sets several fields per point; points cross the other axes like values.
+TEST(SweepTest, PointsSetSeveralFieldsTogether) {
+  auto trials = ExpandSweep(Parse(R"pb(
+    optimizer { gd {} lr: 0.1 }
+    training { steps: 10 }
+    sweep {
+      axis {
+        name: "variant"
+        point { label: "as is" }
+        point {
+          label: "fast"
+          set { field: "optimizer.lr" value: "1" }
+          set { field: "training.steps" value: "5" }
+        }
+      }
+      axis { field: "training.log_every" value: [ "1", "2" ] }
+    })pb"));
+  ASSERT_TRUE(trials.ok()) << trials.status();
+  ASSERT_EQ(trials->size(), 4u);
+  EXPECT_EQ((*trials)[0].spec.optimizer().lr(), 0.1);
+  EXPECT_EQ((*trials)[0].spec.training().steps(), 10);
+  const Trial& fast = (*trials)[3];
+  EXPECT_EQ(fast.spec.optimizer().lr(), 1);
+  EXPECT_EQ(fast.spec.training().steps(), 5);
+  EXPECT_EQ(fast.labels[0], std::make_pair(std::string("variant"), std::string("fast")));
+}
+
+TEST(SweepTest, PointsNeedANameAndLabelsAndGoodFields) {
+  auto error = [](const std::string& axis) {
+    auto trials = ExpandSweep(Parse("training { steps: 1 } sweep { axis { " + axis + " } }"));
+    return std::string(trials.status().message());
+  };
+  EXPECT_EQ(error("point { label: \"a\" }"),
+            "sweep.axis[0].name: an axis of points needs a name");
+  EXPECT_EQ(error("name: \"v\" point { }"),
+            "sweep.axis[0].point[0].label: missing required field 'label'");
+  EXPECT_EQ(error("name: \"v\" field: \"optimizer.lr\" point { label: \"a\" }"),
+            "sweep.axis[0].point: give either points or field and values, not both");
+  EXPECT_EQ(ErrorField(ExpandSweep(Parse(R"pb(
+    training { steps: 1 }
+    sweep { axis { name: "v" point { label: "a" set { field: "optimizer.lrr" value: "1" } } } }
+  )pb")).status()), "sweep.axis[0].point[0].set[0]");
+}
+
 TEST(SweepTest, BadValuesNameTheAxisValue) {
   auto trials = ExpandSweep(Parse(R"pb(
     sweep { axis { field: "optimizer.lr" value: [ "0.1", "fast" ] } })pb"));
