@@ -1,6 +1,7 @@
 #include "attention/robustness.h"
 
 #include <algorithm>
+#include <random>
 
 #include "attention/gaussian.h"
 
@@ -12,6 +13,18 @@ void Slice(const Tensor<T>& all, int first, int count, Tensor<T>* out) {
   const Shape shape = all.shape();
   out->Resize({count, shape.rows, shape.cols});
   out->flat() = all.flat().middleRows(int64_t(first) * shape.rows, int64_t(count) * shape.rows);
+}
+
+// The class ids of the highest scores, one per row, shaped like the targets.
+template <typename T>
+void Predictions(const Tensor<T>& scores, const Shape& targets, Tensor<T>* out) {
+  out->Resize(targets);
+  const Matrix<T>& rows = scores.flat();
+  for (Eigen::Index r = 0; r < rows.rows(); ++r) {
+    Eigen::Index best;
+    rows.row(r).maxCoeff(&best);
+    out->data()[r] = static_cast<T>(best);
+  }
 }
 
 }  // namespace
@@ -37,9 +50,17 @@ void Perturb(Model<T>& model, const Tensor<T>& x, const Tensor<T>& y, const Pert
       const T step = fgsm ? eps
                           : static_cast<T>(p.step_size > 0 ? p.step_size
                                                            : 2.5 * p.size / std::max(p.steps, 1));
+      Tensor<T> predicted;
+      if (p.predicted_labels) Predictions(model.Forward(x, ctx), y.shape(), &predicted);
+      const Tensor<T>& labels = p.predicted_labels ? predicted : y;
+      if (!fgsm && p.random_start) {
+        std::mt19937_64 random(p.seed);
+        std::uniform_real_distribution<double> uniform(-p.size, p.size);
+        for (int64_t i = 0; i < out->size(); ++i) out->data()[i] += static_cast<T>(uniform(random));
+      }
       Tensor<T> grad;
       for (int s = 0; s < steps; ++s) {
-        model.InputGradient(*out, y, &grad, ctx);
+        model.InputGradient(*out, labels, &grad, ctx);
         out->flat().array() += step * grad.flat().array().sign();
         // Back into the epsilon-ball around x.
         out->flat().array() =
@@ -70,19 +91,16 @@ double Accuracy(Model<T>& model, const Tensor<T>& x, const Tensor<T>& y, const P
   Perturbation attack = p;
   if (noise) attack.kind = Perturbation::kNone;
   int64_t correct = 0, rows = 0;
-  Tensor<T> xs, ys, perturbed;
+  Tensor<T> xs, ys, perturbed, predicted;
   for (int first = 0; first < n; first += chunk) {
     const int count = std::min(chunk, n - first);
     Slice(inputs, first, count, &xs);
     Slice(y, first, count, &ys);
+    attack.seed = StreamSeed(p.seed, first);  // each chunk its own random starts
     Perturb(model, xs, ys, attack, &perturbed, ctx);
-    const Matrix<T>& scores = model.Forward(perturbed, ctx).flat();
-    for (Eigen::Index r = 0; r < scores.rows(); ++r) {
-      Eigen::Index best;
-      scores.row(r).maxCoeff(&best);
-      correct += best == static_cast<Eigen::Index>(ys.data()[r]);
-    }
-    rows += scores.rows();
+    Predictions(model.Forward(perturbed, ctx), ys.shape(), &predicted);
+    correct += (predicted.flat().array() == ys.flat().array()).count();
+    rows += ys.size();
   }
   ctx.set_training(training);
   return rows > 0 ? static_cast<double>(correct) / rows : 0.0;

@@ -18,11 +18,15 @@ struct Perturbation {
   // Gaussian: the noise's standard deviation; FGSM and PGD: the L-infinity radius epsilon.
   double size = 0;
   // PGD: the number of steps and their size (0: Madry et al.'s 2.5 epsilon / steps), from
-  // the clean input (no random start, so evaluations are deterministic).
+  // the clean input or from a uniform draw in the epsilon-ball.
   int steps = 20;
   double step_size = 0;
-  // Gaussian: the noise stream.
+  // Gaussian noise and PGD's random start: the random stream.
   uint64_t seed = 0;
+  bool random_start = false;
+  // FGSM and PGD: raise the loss of the model's own predictions on the clean input instead of
+  // the targets'.
+  bool predicted_labels = false;
 };
 
 // x + the perturbation, for targets y (the attacks maximize the model's data loss).

@@ -46,6 +46,35 @@ TEST(RobustnessTest, FgsmAndPgdOnALinearModelByHand) {
   EXPECT_EQ(Accuracy(*model, x, y, {}, ctx), 1.0);
 }
 
+// The paper-4 authors' attacks (cleverhans defaults): labels are the model's predictions, and
+// PGD starts from a uniform draw in the ball.
+TEST(RobustnessTest, AttacksOnPredictedLabelsAndFromARandomStart) {
+  auto model = MakeModel(kIdentityClassifier, {1, 1, 2}, {1, 1, 1});
+  Tensor<double> x({1, 1, 2}), y({1, 1, 1}), out;
+  x.flat() << 0.3, 0.1;  // predicted class 0
+  y.flat() << 1;         // a wrong target: against it, FGSM would raise x_1 - x_0 ...
+  ExecContext ctx(1);
+  Perturbation fgsm{Perturbation::kFgsm, 0.05};
+  fgsm.predicted_labels = true;  // ... against the prediction it lowers it, as for y = 0
+  Perturb(*model, x, y, fgsm, &out, ctx);
+  EXPECT_NEAR(out.data()[0], 0.25, 1e-15);
+  EXPECT_NEAR(out.data()[1], 0.15, 1e-15);
+  // One PGD step of size 0 from a random start: a uniform point of the ball, seeded.
+  Perturbation pgd{Perturbation::kPgd, 0.1, 1, 1e-300, 5};
+  pgd.random_start = true;
+  Tensor<double> again;
+  Perturb(*model, x, y, pgd, &out, ctx);
+  Perturb(*model, x, y, pgd, &again, ctx);
+  EXPECT_EQ(out.flat(), again.flat());
+  EXPECT_NE(out.flat(), x.flat());
+  EXPECT_LE((out.flat() - x.flat()).cwiseAbs().maxCoeff(), 0.1);
+  pgd.seed = 6;
+  Perturb(*model, x, y, pgd, &again, ctx);
+  EXPECT_NE(out.flat(), again.flat());
+  // Accuracy still counts against the true targets.
+  EXPECT_EQ(Accuracy(*model, x, y, fgsm, ctx), 0.0);
+}
+
 TEST(RobustnessTest, GaussianNoiseIsIndependentOfChunking) {
   auto model = MakeModel(kIdentityClassifier, {100, 1, 2}, {100, 1, 1});
   Tensor<double> x({100, 1, 2}), y({100, 1, 1});

@@ -420,9 +420,14 @@ absl::StatusOr<Perturbation> PerturbationOf(const ClassificationAccuracy& spec, 
       if (spec.pgd().has_step_size() && !(p.step_size > 0)) {
         return FieldError("accuracy.pgd.step_size", "must be > 0");
       }
+      p.random_start = spec.pgd().random_start();
       break;
     case ClassificationAccuracy::PERTURBATION_NOT_SET:
       break;
+  }
+  p.predicted_labels = spec.attack_labels() == ClassificationAccuracy::PREDICTED_LABELS;
+  if (p.predicted_labels && p.kind != Perturbation::kFgsm && p.kind != Perturbation::kPgd) {
+    return FieldError("accuracy.attack_labels", "only for the attacks (fgsm, pgd)");
   }
   return p;
 }

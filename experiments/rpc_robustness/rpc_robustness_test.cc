@@ -1,6 +1,8 @@
-// Paper 4b, shortened: the 4b ViT (softmax and RPC with 4 PAP iterations) trains on the tiny
-// Fashion-MNIST fixture to well above chance, and the attacks are real: FGSM lowers accuracy,
-// more with a larger epsilon, and PGD-20 lowers it at least as much as FGSM.
+// Paper 4b, shortened: the 4b ViT (softmax, and RPC as the authors attack it: PAP with 2
+// iterations in every block) trains on the tiny Fashion-MNIST fixture to well above chance,
+// and the attacks, as the authors run them (on the model's predicted labels; PGD-20 in steps
+// of 0.15 eps from a random start), are real: FGSM lowers accuracy, more with a larger
+// epsilon, and PGD-20 lowers it at least as much as FGSM.
 #include <cstdio>
 #include <string>
 
@@ -23,12 +25,21 @@ TEST(RpcRobustnessTest, VitTrainsAboveChanceAndAttacksLowerAccuracy) {
            {"training.batch_size", "64"},
            {"training.log_every", "0"},
            {"sweep.seed", "[1]"},
-           {"sweep.axis[0].value", R"(["0", "4"])"},
+           {"sweep.axis[0].point", R"([
+              { label: "softmax" },
+              { label: "rpc_all_n2_l4"
+                set { field: "model.layer[1].config.attention.config.pap_iterations" value: "2" }
+                set { field: "model.layer[2].config.attention.config.pap_iterations" value: "2" }
+              }])"},
            {"metric", R"([
               { name: "clean" accuracy { set: "test" } },
-              { name: "fgsm6" accuracy { set: "test" fgsm { epsilon: 0.0235294 } } final_only: true },
-              { name: "fgsm_big" accuracy { set: "test" fgsm { epsilon: 0.1 } } final_only: true },
-              { name: "pgd6" accuracy { set: "test" pgd { epsilon: 0.0235294 } } final_only: true }])"},
+              { name: "fgsm6" accuracy { set: "test" fgsm { epsilon: 0.0235294 }
+                                         attack_labels: PREDICTED_LABELS } final_only: true },
+              { name: "fgsm_big" accuracy { set: "test" fgsm { epsilon: 0.1 }
+                                            attack_labels: PREDICTED_LABELS } final_only: true },
+              { name: "pgd6" accuracy { set: "test" pgd { epsilon: 0.0235294 step_size: 0.0035294
+                                                          random_start: true }
+                                        attack_labels: PREDICTED_LABELS } final_only: true }])"},
            {"report.metric", R"(["clean", "fgsm6", "fgsm_big", "pgd6"])"}}) {
     ASSERT_TRUE(SetFieldFromText(&spec, field, value).ok()) << field;
   }
@@ -42,13 +53,13 @@ TEST(RpcRobustnessTest, VitTrainsAboveChanceAndAttacksLowerAccuracy) {
   ASSERT_EQ(result->results.size(), 2u);
   for (size_t i = 0; i < result->results.size(); ++i) {
     const TrialResult& trial = *result->results[i];
-    const std::string label = "pap=" + result->trials[i].labels[0].second;
+    const std::string label = result->trials[i].labels[0].second;
     const double clean = trial.Final("clean"), fgsm6 = trial.Final("fgsm6");
     const double fgsm_big = trial.Final("fgsm_big"), pgd6 = trial.Final("pgd6");
     std::printf("%s: clean %.3f, FGSM 6/255 %.3f, FGSM 0.1 %.3f, PGD-20 6/255 %.3f\n",
                 label.c_str(), clean, fgsm6, fgsm_big, pgd6);
-    EXPECT_GT(clean, 0.4) << label;  // chance: 0.1; measured 0.648 (softmax), 0.536 (RPC)
-    EXPECT_LT(fgsm6, clean - 0.05) << label;  // measured drops of 0.23 and 0.23
+    EXPECT_GT(clean, 0.4) << label;  // chance: 0.1
+    EXPECT_LT(fgsm6, clean - 0.05) << label;
     EXPECT_LT(fgsm_big, fgsm6) << label;
     EXPECT_LE(pgd6, fgsm6 + 0.01) << label;
   }
