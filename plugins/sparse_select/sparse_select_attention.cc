@@ -24,8 +24,26 @@ absl::StatusOr<std::unique_ptr<SparseSelectAttention<T>>> SparseSelectAttention<
   if (config.sampler() == Config::PROJECTED && config.positional() != Config::STOCHASTIC) {
     return FieldError("sampler", "PROJECTED draws stochastic encodings; needs positional: STOCHASTIC");
   }
+  if (config.distribution() != Config::NORMAL) {
+    if (config.sampler() == Config::PROJECTED) {
+      return FieldError("distribution",
+                        "sampler: PROJECTED draws normal encodings only; use sampler: FULL");
+    }
+    if (config.positional() == Config::SINUSOIDAL) {
+      return FieldError("distribution", "sinusoidal encodings are not drawn");
+    }
+    if (config.has_positions()) {
+      return FieldError("distribution", "the positions are given, not drawn");
+    }
+  }
+  if (config.positional() == Config::SINUSOIDAL) {
+    if (config.encoding_dim() % 2 != 0) {
+      return FieldError("encoding_dim", "sinusoidal encodings need an even d_e (sin, cos pairs)");
+    }
+    if (config.has_positions()) return FieldError("positions", "sinusoidal encodings are computed");
+  }
   if (config.positional() == Config::STOCHASTIC) {
-    if (config.max_len() != 0) return FieldError("max_len", "only for FIXED and LEARNED encodings");
+    if (config.max_len() != 0) return FieldError("max_len", "only for encodings kept per position");
     if (config.has_positions()) {
       return FieldError("positions", "stochastic encodings are drawn per sample, not given");
     }
@@ -55,7 +73,12 @@ absl::StatusOr<Shape> SparseSelectAttention<T>::Setup(const Shape& input, ExecCo
     RETURN_IF_ERROR(InitParameter(
         config_.positions(), {ParamSpec::NORMAL, 1.0 / std::sqrt(double(encoding_dim_))},
         max_len_, encoding_dim_, "positions", ctx, &positions_));
-    if (config_.positional() == Config::FIXED) positions_.frozen = true;
+    if (config_.positional() == Config::SINUSOIDAL) {
+      SinusoidalEncodings(&positions_.value);
+    } else {
+      ReshapeNormalDraws(positions_.value.data(), max_len_);
+    }
+    positions_.frozen = config_.positional() != Config::LEARNED;
   }
   return OutputShape(input);
 }
@@ -101,6 +124,7 @@ void SparseSelectAttention<T>::Forward(const Tensor<T>& in, Tensor<T>* out, Exec
     for (int b = begin; b < end; ++b) {
       // One stream per sample: the draws do not depend on how samples split across threads.
       GaussianStream(StreamSeed(seed, b)).Fill(drawn.data(), drawn.size(), scale);
+      ReshapeNormalDraws(drawn.data(), seq_len_);
       const auto& p = drawn;
       const auto x = in.sample(b);
       auto q = queries_.row(b);
@@ -312,6 +336,38 @@ void SparseSelectAttention<T>::BackwardProjected(const Tensor<T>& grad_out, Tens
   w_.grad.noalias() = r_.transpose() * queries_;
 }
 
+template <typename T>
+void SparseSelectAttention<T>::ReshapeNormalDraws(T* rows, int count) const {
+  const int dim = encoding_dim_;
+  switch (config_.distribution()) {
+    case Config::SPHERE:  // a normal vector's direction is uniform on the sphere
+      for (int i = 0; i < count; ++i) {
+        Eigen::Map<Eigen::Matrix<T, 1, Eigen::Dynamic>> row(rows + int64_t(i) * dim, dim);
+        row /= row.norm();
+      }
+      return;
+    case Config::RADEMACHER: {  // a normal's sign is a fair coin
+      const T size = static_cast<T>(1 / std::sqrt(double(dim)));
+      for (int64_t k = 0; k < int64_t(count) * dim; ++k) rows[k] = rows[k] < 0 ? -size : size;
+      return;
+    }
+    default:
+      return;
+  }
+}
+
+template <typename T>
+void SparseSelectAttention<T>::SinusoidalEncodings(Matrix<T>* p) const {
+  const double scale = std::sqrt(2.0 / encoding_dim_);
+  for (int t = 0; t < p->rows(); ++t) {
+    for (int k = 0; 2 * k < encoding_dim_; ++k) {
+      const double angle = t / std::pow(10000.0, 2.0 * k / encoding_dim_);
+      (*p)(t, 2 * k) = static_cast<T>(scale * std::sin(angle));
+      (*p)(t, 2 * k + 1) = static_cast<T>(scale * std::cos(angle));
+    }
+  }
+}
+
 template class SparseSelectAttention<float>;
 template class SparseSelectAttention<double>;
 
@@ -320,9 +376,13 @@ template class SparseSelectAttention<double>;
 // not apply; sparse_select_attention_test checks its moments against FULL instead.)
 ATTNLAB_REGISTER_LAYER("sparse_select", plugins::SparseSelectConfig, SparseSelectAttention,
                        "paper 3's f(X, y) = sum_i softmax_i(p_i^T W sum_{j in y} p_j) x_i with "
-                       "stochastic, fixed or learned positional encodings",
+                       "stochastic, fixed, learned or sinusoidal positional encodings",
                        {"encoding_dim: 6 w { init: NORMAL std: 0.5 }",
+                        "encoding_dim: 6 distribution: SPHERE w { init: NORMAL std: 0.5 }",
                         "encoding_dim: 6 positional: FIXED max_len: 8 w { init: NORMAL std: 0.5 }",
-                        "encoding_dim: 4 positional: LEARNED w { init: NORMAL std: 0.5 }"});
+                        "encoding_dim: 4 positional: LEARNED distribution: RADEMACHER "
+                        "w { init: NORMAL std: 0.5 }",
+                        "encoding_dim: 4 positional: SINUSOIDAL max_len: 8 "
+                        "w { init: NORMAL std: 0.5 }"});
 
 }  // namespace attnlab

@@ -37,10 +37,14 @@ class SparseSelectAttention : public AttentionLayer<T> {
   bool stochastic() const { return config_.positional() == Config::STOCHASTIC; }
   bool projected() const { return stochastic() && config_.sampler() == Config::PROJECTED; }
   void ForwardProjected(const Tensor<T>& in, Tensor<T>* out, ExecContext& ctx);
-  // FIXED and LEARNED: the encodings are shared by all samples, so the batch is a few GEMMs.
+  // FIXED, LEARNED and SINUSOIDAL: the encodings are shared by all samples, so the batch is a
+  // few GEMMs.
   void ForwardShared(const Tensor<T>& in, Tensor<T>* out, ExecContext& ctx);
   void BackwardShared(const Tensor<T>& grad_out, Tensor<T>* grad_in, ExecContext& ctx);
   void BackwardProjected(const Tensor<T>& grad_out, Tensor<T>* grad_in, ExecContext& ctx);
+  // `count` rows of d_e i.i.d. N(0, 1/d_e) draws, made into draws of config's distribution.
+  void ReshapeNormalDraws(T* rows, int count) const;
+  void SinusoidalEncodings(Matrix<T>* positions) const;
 
   Config config_;
   int dim_ = 0, encoding_dim_ = 0, max_len_ = 0;

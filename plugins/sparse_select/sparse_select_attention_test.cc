@@ -1,6 +1,9 @@
 #include "plugins/sparse_select/sparse_select_attention.h"
 
 #include <cmath>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
 
 #include "attention/field_error.h"
 #include "attention/gradient_check.h"
@@ -57,13 +60,93 @@ TEST(SparseSelectTest, GradientChecksEveryPositionalKind) {
   for (const char* config :
        {"encoding_dim: 5 w { init: NORMAL std: 0.7 }",
         "encoding_dim: 5 positional: FIXED max_len: 9 w { init: NORMAL std: 0.7 }",
-        "encoding_dim: 3 positional: LEARNED w { init: NORMAL std: 0.7 }"}) {
+        "encoding_dim: 3 positional: LEARNED w { init: NORMAL std: 0.7 }",
+        "encoding_dim: 3 positional: LEARNED distribution: SPHERE w { init: NORMAL std: 0.7 }",
+        "encoding_dim: 4 positional: SINUSOIDAL max_len: 9 w { init: NORMAL std: 0.7 }",
+        "encoding_dim: 5 distribution: RADEMACHER w { init: NORMAL std: 0.7 }"}) {
     // 3 token entries and the mark: the layer is set up for the input it gets (ASan's malloc
     // fill showed the gradient's never-written fourth column when it was set up for 3).
     auto layer = Make(config, {4, 6, 4}, 2);
     absl::Status status = CheckLayerGradients(*layer, Input(4, 6, 3));
     EXPECT_TRUE(status.ok()) << config << ": " << status;
   }
+}
+
+// Drawn encodings (here FIXED ones, drawn once by the code that draws STOCHASTIC ones per
+// sample): mean 0 and covariance I / d_e for every distribution; unit norms for SPHERE and
+// RADEMACHER, entries +-1/sqrt(d_e) for RADEMACHER, chi^2 norms for NORMAL.
+TEST(SparseSelectTest, EncodingDistributionsHaveTheirMoments) {
+  const int d = 64, n = 4000;
+  for (const char* distribution : {"NORMAL", "SPHERE", "RADEMACHER"}) {
+    auto layer = Make(absl::StrCat("encoding_dim: 64 positional: FIXED max_len: 4000 "
+                                   "distribution: ", distribution),
+                      {1, 10, 3});
+    const Matrix<double>& p = layer->parameters()[1]->value;
+    ASSERT_EQ(p.rows(), n);
+    // Entries: mean 0 (standard error 1/sqrt(n d / d) = 1/sqrt(n d) * sqrt(d) / sqrt(d)).
+    const double entries = double(n) * d;
+    EXPECT_NEAR(p.mean(), 0, 5 / std::sqrt(entries * d)) << distribution;
+    EXPECT_NEAR(p.squaredNorm() / entries, 1.0 / d, 0.05 / d) << distribution;
+    // Two coordinates are uncorrelated: E[p_0 p_1] = 0 (standard error 1/(d sqrt(n))).
+    EXPECT_NEAR(p.col(0).dot(p.col(1)) / n, 0, 5 / (d * std::sqrt(double(n)))) << distribution;
+    const Eigen::VectorXd norms2 = p.rowwise().squaredNorm();
+    if (std::string(distribution) == "NORMAL") {
+      // ||p||^2 ~ chi^2_d / d: mean 1, variance 2/d.
+      const double variance = (norms2.array() - 1).square().mean();
+      EXPECT_NEAR(variance, 2.0 / d, 0.2 * 2.0 / d);
+    } else {
+      EXPECT_NEAR(norms2.minCoeff(), 1, 1e-12) << distribution;
+      EXPECT_NEAR(norms2.maxCoeff(), 1, 1e-12) << distribution;
+    }
+    if (std::string(distribution) == "RADEMACHER") {
+      EXPECT_NEAR(p.cwiseAbs().minCoeff(), 1 / std::sqrt(double(d)), 1e-15);
+      EXPECT_NEAR(p.cwiseAbs().maxCoeff(), 1 / std::sqrt(double(d)), 1e-15);
+    }
+  }
+}
+
+// The stochastic path draws from the distribution too. Two tokens (1 and 0), y = {0}, W = I:
+// f = a_0 = sigmoid(||p_0||^2 - p_0 . p_1). With d_e = 1, RADEMACHER encodings are +-1: the
+// logit is 0 or 2, half the time each. With d_e = 2, SPHERE's logit is 1 - cos(theta), theta
+// uniform: mean 1, variance 1/2 (NORMAL's: 1 from the norm, chi^2_2 / 2, and 1/2 from p_0 . p_1).
+TEST(SparseSelectTest, StochasticEncodingsFollowTheDistribution) {
+  auto logits = [](const std::string& config, int n) {
+    auto layer = Make(config + " w { init: IDENTITY }", {n, 2, 2});
+    Tensor<double> x({n, 2, 2}), out;
+    for (int b = 0; b < n; ++b) x.sample(b) << 1, 1, 0, 0;
+    ExecContext ctx(8);
+    layer->Forward(x, &out, ctx);
+    return Eigen::VectorXd((out.flat().array() / (1 - out.flat().array())).log());
+  };
+  const int n = 20000;
+  const Eigen::VectorXd rademacher = logits("encoding_dim: 1 distribution: RADEMACHER", n);
+  const int zeros = (rademacher.array().abs() < 1e-12).count();
+  EXPECT_EQ(zeros + ((rademacher.array() - 2).abs() < 1e-12).count(), n);
+  EXPECT_NEAR(zeros, n / 2, 5 * std::sqrt(n / 4.0));
+  for (const auto& [distribution, variance] :
+       {std::make_pair("SPHERE", 0.5), std::make_pair("NORMAL", 1.5)}) {
+    const Eigen::VectorXd l =
+        logits(absl::StrCat("encoding_dim: 2 distribution: ", distribution), n);
+    EXPECT_NEAR(l.mean(), 1, 0.05) << distribution;
+    EXPECT_NEAR((l.array() - l.mean()).square().mean(), variance, 0.1 * variance) << distribution;
+  }
+}
+
+// p_t = (sin t, cos t) for d_e = 2 (scale sqrt(2 / 2) = 1); for d_e = 4 the second pair turns
+// 100 times slower, and every encoding has norm 1.
+TEST(SparseSelectTest, SinusoidalEncodingsByHand) {
+  auto two = Make("encoding_dim: 2 positional: SINUSOIDAL max_len: 3", {1, 3, 2});
+  const Matrix<double>& p = two->parameters()[1]->value;
+  EXPECT_NEAR(p(0, 0), 0, 1e-15);
+  EXPECT_NEAR(p(0, 1), 1, 1e-15);
+  EXPECT_NEAR(p(2, 0), std::sin(2.0), 1e-15);
+  EXPECT_NEAR(p(2, 1), std::cos(2.0), 1e-15);
+  EXPECT_TRUE(two->parameters()[1]->frozen);
+  auto four = Make("encoding_dim: 4 positional: SINUSOIDAL max_len: 5", {1, 5, 2});
+  const Matrix<double>& q = four->parameters()[1]->value;
+  EXPECT_NEAR(q(3, 2), std::sqrt(0.5) * std::sin(3 / 100.0), 1e-15);
+  EXPECT_NEAR(q(3, 3), std::sqrt(0.5) * std::cos(3 / 100.0), 1e-15);
+  EXPECT_NEAR(q.rowwise().norm().minCoeff(), 1, 1e-15);
 }
 
 TEST(SparseSelectTest, StochasticEncodingsAreFreshPerSampleAndCall) {
@@ -183,6 +266,14 @@ TEST(SparseSelectTest, ConfigErrorsNameTheField) {
   EXPECT_EQ(error("encoding_dim: 3 max_len: 5"), "max_len");
   EXPECT_EQ(error("encoding_dim: 3 positions { init: ZEROS }"), "positions");
   EXPECT_EQ(error("encoding_dim: 3 positional: LEARNED sampler: PROJECTED"), "sampler");
+  EXPECT_EQ(error("encoding_dim: 4 sampler: PROJECTED distribution: SPHERE"), "distribution");
+  EXPECT_EQ(error("encoding_dim: 4 positional: SINUSOIDAL distribution: SPHERE"), "distribution");
+  EXPECT_EQ(error("encoding_dim: 3 positional: SINUSOIDAL"), "encoding_dim");
+  EXPECT_EQ(error("encoding_dim: 4 positional: SINUSOIDAL positions { init: ZEROS }"),
+            "positions");
+  EXPECT_EQ(error("encoding_dim: 4 positional: FIXED distribution: RADEMACHER "
+                  "positions { init: ZEROS }"),
+            "distribution");
   Config config;
   config.set_encoding_dim(3);
   config.set_positional(Config::FIXED);
