@@ -31,12 +31,16 @@ absl::Status InitParameter(const ParamSpec& spec, DefaultInit default_init, int 
   } else if (spec.std() != 0.0 && init != ParamSpec::NORMAL) {
     return FieldError(absl::StrCat(field, ".std"), "only used with init: NORMAL");
   }
+  if (spec.has_scale() && init != ParamSpec::IDENTITY && init != ParamSpec::ONES) {
+    return FieldError(absl::StrCat(field, ".scale"), "only used with init: IDENTITY or ONES");
+  }
+  const T scale = static_cast<T>(spec.has_scale() ? spec.scale() : 1.0);
   switch (init) {
     case ParamSpec::ZEROS:
       param->value.setZero();
       return absl::OkStatus();
     case ParamSpec::ONES:
-      param->value.setOnes();
+      param->value.setConstant(scale);
       return absl::OkStatus();
     case ParamSpec::IDENTITY:
       if (rows != cols) {
@@ -45,6 +49,7 @@ absl::Status InitParameter(const ParamSpec& spec, DefaultInit default_init, int 
                                        " x ", cols));
       }
       param->value.setIdentity();
+      param->value *= scale;
       return absl::OkStatus();
     case ParamSpec::NORMAL:
       if (!(std > 0.0)) {

@@ -35,6 +35,13 @@ TEST(InitParameterTest, DefaultsAndIdentity) {
   ParamSpec identity;
   identity.set_init(ParamSpec::IDENTITY);
   EXPECT_EQ(ErrorField(InitParameter(identity, {}, 2, 3, "w", ctx, &p)), "w.init");
+  identity.set_scale(6);
+  ASSERT_TRUE(InitParameter(identity, {}, 2, 2, "w", ctx, &p).ok());
+  EXPECT_EQ(p.value, (Matrix<float>(2, 2) << 6, 0, 0, 6).finished());
+  ParamSpec zeros;
+  zeros.set_init(ParamSpec::ZEROS);
+  zeros.set_scale(2);
+  EXPECT_EQ(ErrorField(InitParameter(zeros, {}, 2, 2, "w", ctx, &p)), "w.scale");
 }
 
 TEST(InitParameterTest, NormalUsesTheContextRngReproducibly) {
