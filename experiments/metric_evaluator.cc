@@ -576,6 +576,8 @@ absl::StatusOr<std::unique_ptr<MetricEvaluator<T>>> CreateMetricEvaluator(
                        FindParameter(model, spec.grad_norm().param(), "grad_norm.param"));
       return Result(new GradientNormEvaluator<T>(param));
     }
+    case MetricSpec::kRatio:  // of other metrics' values: TrialRunner computes it
+      return absl::InternalError("a ratio of metrics has no evaluator of its own");
     case MetricSpec::KIND_NOT_SET:
       break;
   }
@@ -583,7 +585,7 @@ absl::StatusOr<std::unique_ptr<MetricEvaluator<T>>> CreateMetricEvaluator(
                     "missing required field: one of max_margin, selected_probability, "
                     "attention_entropy, max_softmax, param_norm, cosine_to_identity, "
                     "marked_attention, validation_loss, param_count, grad_norm, qk_spectrum, "
-                    "accuracy, qk_norm");
+                    "accuracy, qk_norm, ratio");
 }
 
 template absl::StatusOr<std::unique_ptr<MetricEvaluator<float>>> CreateMetricEvaluator(

@@ -215,6 +215,24 @@ TEST_F(RunnerTest, ZeroStepsEvaluatesWithoutTraining) {
   EXPECT_EQ(reinterpret_cast<const double*>(p.data.data())[1], 0.0);
 }
 
+TEST_F(RunnerTest, RatiosOfMetricsAtTheStepsBothAreLogged) {
+  std::string spec = kSpec;
+  spec.replace(spec.find("metric {"), 0,
+               "metric { name: \"p_norm\" param_norm { param: \"attention/p\" } }\n"
+               "metric { name: \"norm_per_corr\" ratio { numerator: \"p_norm\" "
+               "denominator: \"corr\" } }\n");
+  auto result = Run(spec, "ratio");
+  ASSERT_TRUE(result.ok()) << result.status();
+  const TrialResult& trial = *result->results[1];
+  for (int64_t step : {0, 10, 20}) {
+    EXPECT_EQ(trial.At(step, "norm_per_corr"), trial.At(step, "p_norm") / trial.At(step, "corr"));
+  }
+  spec.replace(spec.find("denominator: \"corr\""), 20, "denominator: \"cor\"");
+  EXPECT_EQ(std::string(Run(spec, "ratio_bad").status().message()),
+            "tiny.textproto:25:60: metric[1].ratio.denominator: no other metric 'cor'; metrics: "
+            "loss, p_norm, corr (trial p0=[0, 0] seed=0)");
+}
+
 TEST_F(RunnerTest, TrainingStepsAreRequired) {
   std::string spec = kSpec;
   spec.replace(spec.find("steps: 20 log_every: 10"), 23, "log_every: 10");

@@ -1,11 +1,14 @@
 #include "experiments/trial_runner.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <set>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "attention/field_error.h"
 #include "attention/gaussian.h"
@@ -84,6 +87,24 @@ absl::Status ValidateTraining(const ExperimentSpec& spec, bool stream) {
   return absl::OkStatus();
 }
 
+// A ratio's numerator and denominator are other metrics of the spec (or "loss").
+absl::Status CheckRatio(const ExperimentSpec& spec, int i) {
+  std::vector<std::string> others = {"loss"};
+  for (int k = 0; k < spec.metric_size(); ++k) {
+    if (k != i) others.push_back(spec.metric(k).name());
+  }
+  const MetricRatio& ratio = spec.metric(i).ratio();
+  for (const auto& [part, name] : {std::make_pair("numerator", ratio.numerator()),
+                                   std::make_pair("denominator", ratio.denominator())}) {
+    if (std::find(others.begin(), others.end(), name) == others.end()) {
+      return FieldError(absl::StrCat("metric[", i, "].ratio.", part),
+                        absl::StrCat("no other metric '", name, "'; metrics: ",
+                                     absl::StrJoin(others, ", ")));
+    }
+  }
+  return absl::OkStatus();
+}
+
 // The model's first layer and its loss check the values of a data set.
 // Errors name the model field that rejects the data ("model.layer[0].config.vocab_size").
 template <typename T>
@@ -136,6 +157,13 @@ class TypedTrialRunner : public TrialRunner {
 
     runner->names_.push_back("loss");
     for (int i = 0; i < spec.metric_size(); ++i) {
+      if (spec.metric(i).has_ratio()) {
+        RETURN_IF_ERROR(CheckRatio(spec, i));
+        runner->metrics_.push_back(nullptr);
+        runner->names_.push_back(spec.metric(i).name());
+        runner->final_only_.push_back(spec.metric(i).final_only());
+        continue;
+      }
       // Validation passes get their own stream, fixed per trial.
       auto metric = CreateMetricEvaluator<T>(spec.metric(i), *runner->model_, *runner->dataset_,
                                              StreamSeed(spec.training().seed(), 0x5eed),
@@ -314,7 +342,7 @@ class TypedTrialRunner : public TrialRunner {
           &result->arrays));
     }
     for (size_t m = 0; m < metrics_.size(); ++m) {
-      if (final_only_[m] && step != spec_.training().steps()) continue;
+      if (metrics_[m] == nullptr || (final_only_[m] && step != spec_.training().steps())) continue;
       const NpyArrays arrays = metrics_[m]->Arrays();
       if (arrays.empty()) continue;
       const std::string dir = "solutions/" + names_[m + 1] + "/";
@@ -339,6 +367,7 @@ class TypedTrialRunner : public TrialRunner {
   absl::Status EvaluateMetrics(int64_t step, bool training_forward, const Batch<T>& batch,
                                TrialResult* result) {
     for (size_t m = 0; m < metrics_.size(); ++m) {
+      if (metrics_[m] == nullptr) continue;  // a ratio, below
       if (metrics_[m]->reads_training_forward() != training_forward) continue;
       if (final_only_[m] && step != spec_.training().steps()) continue;
       absl::StatusOr<double> value = metrics_[m]->Evaluate(*model_, batch);
@@ -349,7 +378,26 @@ class TypedTrialRunner : public TrialRunner {
       }
       result->points.push_back({step, names_[m + 1], *value});
     }
+    if (training_forward) return absl::OkStatus();
+    // Ratios last (in spec order, so one may divide another): where both values are logged.
+    for (size_t m = 0; m < metrics_.size(); ++m) {
+      if (metrics_[m] != nullptr) continue;
+      const MetricRatio& ratio = spec_.metric(static_cast<int>(m)).ratio();
+      const std::optional<double> numerator = AtStep(*result, step, ratio.numerator());
+      const std::optional<double> denominator = AtStep(*result, step, ratio.denominator());
+      if (!numerator || !denominator) continue;
+      result->points.push_back({step, names_[m + 1], *numerator / *denominator});
+    }
     return absl::OkStatus();
+  }
+
+  // The value of `metric` logged at `step` (among the result's last points), if it was.
+  static std::optional<double> AtStep(const TrialResult& result, int64_t step,
+                                      const std::string& metric) {
+    for (auto it = result.points.rbegin(); it != result.points.rend() && it->step == step; ++it) {
+      if (it->metric == metric) return it->value;
+    }
+    return std::nullopt;
   }
 
   TypedTrialRunner(const ExperimentSpec& spec, int threads)
