@@ -21,7 +21,8 @@ const std::set<std::string> kDeclaredLayers = {"classifier", "embedding", "fc_ne
 const std::set<std::string> kDeclaredLosses = {"correlation", "cross_entropy", "exponential",
                                                "lm_cross_entropy",
                                                "logistic", "squared"};
-const std::set<std::string> kDeclaredRegularizers = {"frobenius", "locater", "trace_variance"};
+const std::set<std::string> kDeclaredRegularizers = {"frobenius", "locater", "locater_scale_free",
+                                                      "trace_variance"};
 
 template <typename Product>
 std::set<std::string> Names(const Registry<Product>& registry) {

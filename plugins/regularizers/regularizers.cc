@@ -7,7 +7,7 @@
 namespace attnlab {
 namespace {
 
-// Shared by the three: the checked lambda.
+// Shared by all: the checked lambda.
 template <typename T>
 class WeightedPenalty : public Regularizer<T> {
  public:
@@ -38,6 +38,32 @@ class Locater : public WeightedPenalty<T> {
     traceless.diagonal().array() -= mean;
     *grad = (2 * this->lambda_) * traceless;
     return this->lambda_ * traceless.squaredNorm();
+  }
+};
+
+// A reading of LocAteR that keeps the eigenvalue mean: ||W - mI||^2 / ||W||^2 is invariant to
+// W -> cW, so, unlike locater, it cannot be lowered by shrinking W_QK (and its mean) toward 0.
+// With V = ||W - mI||^2 and F = ||W||^2: grad = 2 lambda ((W - mI) / F - V W / F^2).
+template <typename T>
+class LocaterScaleFree : public WeightedPenalty<T> {
+ public:
+  using WeightedPenalty<T>::WeightedPenalty;
+  static absl::StatusOr<std::unique_ptr<LocaterScaleFree<T>>> Create(
+      const plugins::RegularizerConfig& c) {
+    return CreateWeighted<LocaterScaleFree<T>>(c);
+  }
+  T Penalty(const Matrix<T>& w, Matrix<T>* grad) const override {
+    const T squared_norm = w.squaredNorm();
+    if (squared_norm == 0) {  // W = 0: no scale to be free of
+      grad->setZero(w.rows(), w.cols());
+      return 0;
+    }
+    const T mean = w.trace() / static_cast<T>(w.rows());
+    Matrix<T> traceless = w;
+    traceless.diagonal().array() -= mean;
+    const T spread = traceless.squaredNorm();
+    *grad = (2 * this->lambda_ / squared_norm) * (traceless - (spread / squared_norm) * w);
+    return this->lambda_ * spread / squared_norm;
   }
 };
 
@@ -78,6 +104,9 @@ class TraceVariance : public WeightedPenalty<T> {
 
 ATTNLAB_REGISTER_REGULARIZER("locater", plugins::RegularizerConfig, Locater,
                              "lambda ||W_QK - (tr W_QK / d) I||_F^2 (LocAteR, our reading)");
+ATTNLAB_REGISTER_REGULARIZER("locater_scale_free", plugins::RegularizerConfig, LocaterScaleFree,
+                             "lambda ||W_QK - (tr W_QK / d) I||_F^2 / ||W_QK||_F^2 (LocAteR keeping "
+                             "the mean: the spread relative to the scale)");
 ATTNLAB_REGISTER_REGULARIZER("frobenius", plugins::RegularizerConfig, Frobenius,
                              "lambda ||W_QK||_F^2");
 ATTNLAB_REGISTER_REGULARIZER("trace_variance", plugins::RegularizerConfig, TraceVariance,

@@ -27,10 +27,18 @@ TEST(RegularizersTest, ValuesByHand) {
   // A multiple of I has no LocAteR penalty at all, whatever its scale.
   const Matrix<double> identity = 5 * Matrix<double>::Identity(3, 3);
   EXPECT_EQ(Make("locater", 1)->Penalty(identity, &grad), 0.0);
+  EXPECT_EQ(Make("locater_scale_free", 1)->Penalty(identity, &grad), 0.0);
+  // ||W - 2I||^2 = 7 over ||W||^2 = 15, whatever W's scale.
+  EXPECT_NEAR(Make("locater_scale_free", 0.5)->Penalty(w, &grad), 0.5 * 7 / 15, 1e-15);
+  EXPECT_NEAR(Make("locater_scale_free", 0.5)->Penalty(0.01 * w, &grad), 0.5 * 7 / 15, 1e-15);
+  // Scale-free: the gradient is orthogonal to W (no step along it shrinks or grows W).
+  EXPECT_NEAR(grad.cwiseProduct(0.01 * w).sum(), 0, 1e-12);
+  EXPECT_EQ(Make("locater_scale_free", 1)->Penalty(Matrix<double>::Zero(2, 2), &grad), 0.0);
+  EXPECT_TRUE(grad.isZero());
 }
 
 TEST(RegularizersTest, GradientsMatchFiniteDifferences) {
-  for (const char* name : {"locater", "frobenius", "trace_variance"}) {
+  for (const char* name : {"locater", "locater_scale_free", "frobenius", "trace_variance"}) {
     const auto regularizer = Make(name, 0.3);
     Matrix<double> w = Matrix<double>::Random(4, 4), grad, scratch;
     regularizer->Penalty(w, &grad);
