@@ -31,6 +31,7 @@ void Shorten(ParsedSpec* parsed) {
   Set(parsed, "training.log_every", "100");
   Set(parsed, "training.log_step", "[]");
   Set(parsed, "report", "{}");
+  Set(parsed, "sweep.seed", "[0]");
 }
 
 ExperimentResult RunSpec(const ParsedSpec& parsed, const std::string& out) {
@@ -99,6 +100,7 @@ TEST(SparseSelectionTest, Setup3cFcNetOfComparableSizeFails) {
       "config { [type.googleapis.com/attnlab.plugins.FcNetConfig] { hidden: 24 output_dim: 5 } } } } "
       "optimizer { adam {} lr: 0.001 } " + schedule + "']");
   Set(&spec, "sweep.axis[0].label", "['attention', 'fc m=24']");
+  Set(&spec, "sweep.seed", "[0]");
   const ExperimentResult result = RunSpec(spec, "3c");
   const TrialResult& attention = *result.results[0];
   const TrialResult& fc = *result.results[1];
