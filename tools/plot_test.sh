@@ -24,4 +24,20 @@ tools/plot tools/testdata/plot_fixture --series loss --at 1 --series corr --at 2
 width=$(od -An -tu1 -j16 -N4 "$TEST_TMPDIR/two.png" | awk '{print $1*16777216 + $2*65536 + $3*256 + $4}')
 [[ "$width" -eq 1100 ]] || { echo "two panels: width $width, expected 1100"; exit 1; }
 tools/plot tools/testdata/plot_fixture --metric corr --mean_seeds --out "$TEST_TMPDIR/m.png" || exit 1
+# --min_over: of the trials that differ only in lr, the lowest corr (0.8 of 0.9 and 0.8); with
+# --also, a second directory's trials beside them.
+tools/plot tools/testdata/plot_fixture --x seed --y corr --min_over lr --out "$TEST_TMPDIR/f.png" \
+  --data "$TEST_TMPDIR/f.csv" || exit 1
+[[ "$(tail -n +2 "$TEST_TMPDIR/f.csv" | tr -d '\r')" == "corr,all seeds,0.0,0.8," ]] || {
+  echo "min_over: unexpected points:"; cat "$TEST_TMPDIR/f.csv"; exit 1; }
+mkdir -p "$TEST_TMPDIR/other"
+cp -r tools/testdata/plot_fixture/. "$TEST_TMPDIR/other/"
+tools/plot tools/testdata/plot_fixture --x loss --y corr --also "$TEST_TMPDIR/other" \
+  --out "$TEST_TMPDIR/a.png" --data "$TEST_TMPDIR/a.csv" || exit 1
+[[ $(grep -c "^corr,other: lr=" "$TEST_TMPDIR/a.csv") -eq 2 &&
+   $(grep -c "^corr,plot_fixture: lr=" "$TEST_TMPDIR/a.csv") -eq 2 ]] || {
+  echo "also: unexpected points:"; cat "$TEST_TMPDIR/a.csv"; exit 1; }
+message=$(tools/plot tools/testdata/plot_fixture --metric corr --min_over lr 2>&1 >/dev/null)
+[[ $? -eq 2 && "$message" == "tools/plot: --also and --min_over go with --x and --y" ]] ||
+  { echo "unexpected error: $message"; exit 1; }
 echo PASS
