@@ -50,6 +50,25 @@ TEST(FieldPathTest, SetsScalarsListsAndWholeMessages) {
   EXPECT_EQ(spec.training().log_step_size(), 3);
 }
 
+// A string field takes a path as it is typed on a command line, or quoted.
+TEST(FieldPathTest, StringsTakeUnquotedValues) {
+  ExperimentSpec spec = Spec();
+  ASSERT_TRUE(SetFieldFromText(&spec, "dataset.wikitext.train", "/data/wiki.train.tokens").ok());
+  EXPECT_EQ(spec.dataset().wikitext().train(), "/data/wiki.train.tokens");
+  ASSERT_TRUE(SetFieldFromText(&spec, "name", "\"a b\"").ok());
+  EXPECT_EQ(spec.name(), "a b");
+  ASSERT_TRUE(SetFieldFromText(&spec, "name", "it's").ok());
+  EXPECT_EQ(spec.name(), "it's");
+}
+
+TEST(FieldPathTest, DeepValuesAreRefused) {
+  ExperimentSpec spec = Spec();
+  std::string value = "{}";
+  for (int i = 0; i < 100; ++i) value = "{ model " + value + " }";
+  EXPECT_EQ(std::string(SetFieldFromText(&spec, ".", value).message()),
+            "value for '.' is nested more than 64 levels deep (line 1 column 513)");
+}
+
 TEST(FieldPathTest, IndexAtTheEndReplacesOneElement) {
   ExperimentSpec spec = Spec();
   ASSERT_TRUE(SetFieldFromText(&spec, "model.layer[0]", "{ name: 'x' plugin: 'fc_net' }").ok());

@@ -10,6 +10,7 @@
 #include "attention/field_error.h"
 #include "experiments/field_path.h"
 #include "experiments/first_parse_error.h"
+#include "experiments/text_nesting.h"
 #include "google/protobuf/descriptor.h"
 
 namespace attnlab {
@@ -102,6 +103,11 @@ absl::StatusOr<ParsedSpec> ParseSpecText(absl::string_view text, const std::stri
   if (int line, column; FindInvalidUtf8(text, &line, &column)) {
     return absl::InvalidArgumentError(
         absl::StrCat(file, ":", line, ":", column, ": not UTF-8 text (a spec is a text file)"));
+  }
+  if (int line, column; FindTooDeepNesting(text, &line, &column)) {
+    return absl::InvalidArgumentError(absl::StrCat(file, ":", line, ":", column,
+                                                   ": nested more than ", kMaxTextNesting,
+                                                   " levels deep"));
   }
   ParsedSpec parsed;
   auto tree = std::make_unique<ParseInfoTree>();
