@@ -28,7 +28,10 @@ absl::StatusOr<LabeledImages> ReadSplit(const Images& spec, const Images::Split&
     images = ReadIdx(ResolveDataPath(split.images(0), base_dir),
                      ResolveDataPath(split.labels(), base_dir), split.max_images());
   }
-  if (!images.ok()) return FieldError("images", images.status());
+  if (!images.ok()) {  // IDX errors name their file's field already
+    return ErrorField(images.status()).empty() ? FieldError("images", images.status())
+                                               : images.status();
+  }
   if (images->count() == 0) return FieldError("images", "no images");
   return images;
 }

@@ -190,6 +190,18 @@ TEST(ImageClassificationTest, BadSpecsNameTheField) {
   EXPECT_NE(status.message().find("nope.gz: cannot read"), std::string::npos) << status;
   EXPECT_EQ(ErrorField(error("format: CIFAR10 train { images: \"train-images-idx3-ubyte.gz\" "
                              "labels: \"y\" }")), "train.labels");
+  // Directories are said to be directories (CIFAR-10's reader threw std::ios_failure), and an
+  // IDX label file's problems name `labels`, not `images`.
+  status = error("format: CIFAR10 train { images: \".\" }");
+  EXPECT_EQ(ErrorField(status), "train.images");
+  EXPECT_NE(status.message().find("/.: is a directory, not a file"), std::string::npos) << status;
+  status = error("format: IDX train { images: \"train-images-idx3-ubyte.gz\" labels: \".\" }");
+  EXPECT_EQ(ErrorField(status), "train.labels");
+  EXPECT_NE(status.message().find("is a directory"), std::string::npos) << status;
+  status = error("format: IDX train { images: \"train-images-idx3-ubyte.gz\" "
+                 "labels: \"train-images-idx3-ubyte.gz\" }");
+  EXPECT_EQ(ErrorField(status), "train.labels");
+  EXPECT_NE(status.message().find("not an IDX label file"), std::string::npos) << status;
   EXPECT_EQ(ErrorField(error("format: IDX mean: [0.5, 0.5] std: [1, 1] train { images: "
                              "\"train-images-idx3-ubyte.gz\" labels: "
                              "\"train-labels-idx1-ubyte.gz\" }")), "mean");

@@ -5,6 +5,8 @@
 #include <fstream>
 
 #include "absl/strings/str_cat.h"
+#include "attention/field_error.h"
+#include "datasets/data_path.h"
 #include "zlib.h"
 
 namespace attnlab {
@@ -19,6 +21,7 @@ absl::Status CannotRead(const std::string& path) {
 
 // The whole file, gunzipped when it is gzip (zlib reads plain files as they are).
 absl::StatusOr<std::string> ReadMaybeGzip(const std::string& path) {
+  if (absl::Status status = CheckDataFile(path); !status.ok()) return status;
   gzFile file = gzopen(path.c_str(), "rb");
   if (file == nullptr) return CannotRead(path);
   std::string data;
@@ -81,6 +84,7 @@ absl::StatusOr<LabeledImages> ReadCifar10(const std::vector<std::string>& paths,
   images.channels = kCifarChannels;
   constexpr int kPlane = kCifarSide * kCifarSide;
   for (const std::string& path : paths) {
+    if (absl::Status status = CheckDataFile(path); !status.ok()) return status;
     std::ifstream in(path, std::ios::binary);
     if (!in) return CannotRead(path);
     const std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -112,26 +116,26 @@ absl::StatusOr<LabeledImages> ReadCifar10(const std::vector<std::string>& paths,
 
 absl::StatusOr<LabeledImages> ReadIdx(const std::string& images_path,
                                       const std::string& labels_path, int max_images) {
+  // Errors name the spec field of the file they are about.
   absl::StatusOr<std::string> pixels = ReadMaybeGzip(images_path);
-  if (!pixels.ok()) return pixels.status();
+  if (!pixels.ok()) return FieldError("images", pixels.status());
   absl::StatusOr<std::string> labels = ReadMaybeGzip(labels_path);
-  if (!labels.ok()) return labels.status();
+  if (!labels.ok()) return FieldError("labels", labels.status());
   absl::StatusOr<std::vector<uint32_t>> image_dims = IdxDimensions(*pixels, 3, images_path, "image");
-  if (!image_dims.ok()) return image_dims.status();
+  if (!image_dims.ok()) return FieldError("images", image_dims.status());
   absl::StatusOr<std::vector<uint32_t>> label_dims = IdxDimensions(*labels, 1, labels_path, "label");
-  if (!label_dims.ok()) return label_dims.status();
+  if (!label_dims.ok()) return FieldError("labels", label_dims.status());
   if ((*label_dims)[0] != (*image_dims)[0]) {
-    return absl::InvalidArgumentError(absl::StrCat(labels_path, " holds ", (*label_dims)[0],
-                                                   " labels for the ", (*image_dims)[0],
-                                                   " images of ", images_path));
+    return FieldError("labels", absl::StrCat(labels_path, " holds ", (*label_dims)[0],
+                                             " labels for the ", (*image_dims)[0], " images of ",
+                                             images_path));
   }
   constexpr uint32_t kMaxSide = 1 << 15;
   for (uint32_t side : {(*image_dims)[1], (*image_dims)[2]}) {
     if (side < 1 || side > kMaxSide) {
-      return absl::InvalidArgumentError(absl::StrCat(images_path, ": images of ", (*image_dims)[1],
-                                                     " x ", (*image_dims)[2],
-                                                     " pixels (each side must be 1 to ",
-                                                     kMaxSide, ")"));
+      return FieldError("images", absl::StrCat(images_path, ": images of ", (*image_dims)[1],
+                                               " x ", (*image_dims)[2],
+                                               " pixels (each side must be 1 to ", kMaxSide, ")"));
     }
   }
   LabeledImages images;

@@ -26,7 +26,8 @@ struct LabeledImages {
 absl::StatusOr<LabeledImages> ReadCifar10(const std::vector<std::string>& paths, int max_images);
 
 // An IDX image file (magic 0x00000803: count x rows x cols bytes) with its IDX label file
-// (0x00000801), plain or gzip-compressed. The first `max_images` (0: all).
+// (0x00000801), plain or gzip-compressed. The first `max_images` (0: all). Errors name the file's
+// field of an Images.Split, "images" or "labels" (attention/field_error.h).
 absl::StatusOr<LabeledImages> ReadIdx(const std::string& images_path,
                                       const std::string& labels_path, int max_images);
 

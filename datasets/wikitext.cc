@@ -40,6 +40,7 @@ absl::StatusOr<Batch<T>> Sequences(const std::vector<std::string>& words, const 
 }  // namespace
 
 absl::StatusOr<std::vector<std::string>> ReadWikiTextTokens(const std::string& path) {
+  if (absl::Status status = CheckDataFile(path); !status.ok()) return status;
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     return absl::NotFoundError(absl::StrCat(path, ": cannot read (", std::strerror(errno), ")"));

@@ -57,6 +57,9 @@ TEST(WikiTextTest, BadFilesNameTheField) {
   EXPECT_EQ(ErrorField(status), "train");
   EXPECT_NE(status.message().find("nope.tokens: cannot read (No such file or directory)"),
             std::string::npos);
+  status = error(R"pb(train: "." seq_len: 4 vocab_size: 9)pb");  // was "no words"
+  EXPECT_EQ(ErrorField(status), "train");
+  EXPECT_NE(status.message().find("/.: is a directory, not a file"), std::string::npos) << status;
   status = error(R"pb(train: "empty.tokens" seq_len: 4 vocab_size: 9)pb");
   EXPECT_NE(status.message().find("no words (an empty file?)"), std::string::npos);
   status = error(R"pb(train: "binary.tokens" seq_len: 4 vocab_size: 9)pb");

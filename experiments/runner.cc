@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <new>
 #include <set>
 
 #include "absl/strings/str_cat.h"
@@ -157,11 +158,15 @@ absl::StatusOr<ExperimentResult> RunExperiment(const ParsedSpec& parsed,
           return;
         }
         absl::StatusOr<TrialResult> result = [&]() -> absl::StatusOr<TrialResult> {
-          auto runner = TrialRunner::Create(trial.spec, options.threads, parsed.directory);
-          if (!runner.ok()) return runner.status();
-          RETURN_IF_ERROR(MakeDirectories(store.dir()));
-          return (*runner)->Run([&](const Progress& p) { board.Update(i, trial.id, p); },
-                                store.CheckpointPath(trial.id));
+          try {
+            auto runner = TrialRunner::Create(trial.spec, options.threads, parsed.directory);
+            if (!runner.ok()) return runner.status();
+            RETURN_IF_ERROR(MakeDirectories(store.dir()));
+            return (*runner)->Run([&](const Progress& p) { board.Update(i, trial.id, p); },
+                                  store.CheckpointPath(trial.id));
+          } catch (const std::bad_alloc&) {  // the trial fails; the others go on
+            return absl::ResourceExhaustedError("out of memory (a smaller batch or model?)");
+          }
         }();
         if (!result.ok()) {
           out.errors[i] = std::string(result.status().message());

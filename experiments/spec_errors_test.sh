@@ -50,6 +50,13 @@ expect "--set optimizer.lr=fast: value 'fast' for 'optimizer.lr' does not parse:
   --spec=experiments/max_margin/1a.textproto --dry_run --set=optimizer.lr=fast --set=training.steps=5
 expect "--threads=-1: must be >= 0" --spec="$data/unknown_plugin.textproto" --threads=-1
 
+# A batch larger than the machine's memory: a spec error, not std::bad_alloc (rc 134) at run time.
+expect "experiments/max_margin/1a.textproto:40:1: training.batch_size: a batch of 2147483647 samples of 3 x 3 takes 144 GiB for its inputs alone; this machine has ..." \
+  --spec=experiments/max_margin/1a.textproto --set=training.batch_size=2147483647
+# A directory where a data file should be: said so (CIFAR-10's reader threw std::ios_failure).
+expect "$data/cifar.textproto:6:13: dataset.images.train.images: $data/.: is a directory, not a file" \
+  --spec="$data/cifar.textproto" --set='dataset.images.train.images=["."]' --dry_run
+
 # A good spec passes the same dry run.
 if ! "$run" --spec=experiments/max_margin/1a.textproto --dry_run >/dev/null; then
   echo "FAIL: the 1a spec does not pass --dry_run"

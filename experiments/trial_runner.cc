@@ -1,5 +1,7 @@
 #include "experiments/trial_runner.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -8,6 +10,7 @@
 #include <set>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "attention/field_error.h"
@@ -87,6 +90,22 @@ absl::Status ValidateTraining(const ExperimentSpec& spec, bool stream) {
   return absl::OkStatus();
 }
 
+// A batch whose inputs alone exceed this machine's memory is a spec error, not a bad_alloc
+// halfway into the run.
+template <typename T>
+absl::Status CheckBatchFits(int batch, const Shape& inputs) {
+  const double bytes = double(batch) * inputs.rows * inputs.cols * sizeof(T);
+  const double memory = double(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGESIZE);
+  if (memory > 0 && bytes > memory) {
+    return FieldError("training.batch_size",
+                      absl::StrFormat("a batch of %d samples of %d x %d takes %.3g GiB for its "
+                                      "inputs alone; this machine has %.3g GiB",
+                                      batch, inputs.rows, inputs.cols, bytes / (1 << 30),
+                                      memory / (1 << 30)));
+  }
+  return absl::OkStatus();
+}
+
 // A ratio's numerator and denominator are other metrics of the spec (or "loss").
 absl::Status CheckRatio(const ExperimentSpec& spec, int i) {
   std::vector<std::string> others = {"loss"};
@@ -137,6 +156,7 @@ class TypedTrialRunner : public TrialRunner {
     const Shape inputs = runner->dataset_->input_shape();
     const Shape targets = runner->dataset_->target_shape();
     const int batch = spec.training().batch_size() > 0 ? spec.training().batch_size() : inputs.batch;
+    RETURN_IF_ERROR(CheckBatchFits<T>(batch, inputs));
     auto model = Model<T>::Create(spec.model(), {batch, inputs.rows, inputs.cols},
                                   {batch, targets.rows, targets.cols}, runner->ctx_);
     if (!model.ok()) return PrefixErrorField("model", model.status());
