@@ -17,6 +17,7 @@
 #include "experiments/cluster.h"
 #include "experiments/field_path.h"
 #include "experiments/runner.h"
+#include "experiments/sweep.h"
 
 ABSL_FLAG(std::string, spec, "",
           "Experiment spec, a text-format attnlab.ExperimentSpec. A relative path resolves "
@@ -123,12 +124,21 @@ int Main(int argc, char** argv) {
     std::fprintf(stderr, "%s\n", std::string(parsed.status().message()).c_str());
     return 2;
   }
-  for (const std::string& assignment : SetAssignments(argc, argv)) {
+  const std::vector<std::string> assignments = SetAssignments(argc, argv);
+  for (const std::string& assignment : assignments) {
     const size_t eq = assignment.find('=');
     absl::Status status =
         eq == std::string::npos
             ? absl::InvalidArgumentError("expected FIELD=VALUE")
             : SetFieldFromText(&parsed->spec, assignment.substr(0, eq), assignment.substr(eq + 1));
+    if (!status.ok()) {
+      std::fprintf(stderr, "--set %s: %s\n", assignment.c_str(), std::string(status.message()).c_str());
+      return 2;
+    }
+  }
+  // An override the sweep replaces in every trial would be dropped without a word.
+  for (const std::string& assignment : assignments) {
+    absl::Status status = CheckNotSwept(parsed->spec, assignment.substr(0, assignment.find('=')));
     if (!status.ok()) {
       std::fprintf(stderr, "--set %s: %s\n", assignment.c_str(), std::string(status.message()).c_str());
       return 2;

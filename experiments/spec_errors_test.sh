@@ -57,6 +57,13 @@ expect "experiments/max_margin/1a.textproto:40:1: training.batch_size: a batch o
 expect "$data/cifar.textproto:6:13: dataset.images.train.images: $data/.: is a directory, not a file" \
   --spec="$data/cifar.textproto" --set='dataset.images.train.images=["."]' --dry_run
 
+# An override the sweep replaces in every trial (1c's axis `optimizer` sets the whole optimizer):
+# an error, not the default results (lr=nan exited 0).
+expect "--set optimizer.lr=nan: the sweep's axis 'optimizer' (sweep.axis[1]) sets optimizer in every trial and would replace this value; change the axis's values instead" \
+  --spec=experiments/max_margin/1c.textproto --set=optimizer.lr=nan --dry_run
+expect "--set training={ steps: 5 }: the sweep's axis 'model' (sweep.axis[0]) sets training in every trial and would replace this value; change the axis's values instead" \
+  --spec=experiments/sparse_selection/3c.textproto '--set=training={ steps: 5 }' --dry_run
+
 # A good spec passes the same dry run.
 if ! "$run" --spec=experiments/max_margin/1a.textproto --dry_run >/dev/null; then
   echo "FAIL: the 1a spec does not pass --dry_run"

@@ -1,5 +1,6 @@
 #include "experiments/sweep.h"
 
+#include <algorithm>
 #include <map>
 
 #include "absl/strings/str_cat.h"
@@ -8,6 +9,7 @@
 #include "attention/field_error.h"
 #include "experiments/field_path.h"
 #include "experiments/spec_loader.h"
+#include "google/protobuf/text_format.h"
 
 namespace attnlab {
 namespace {
@@ -37,6 +39,60 @@ std::string TrialId(const ExperimentSpec& resolved) {
 }
 
 }  // namespace
+
+namespace {
+
+// One path names the other or something inside it ("optimizer" and "optimizer.lr"; "layer" and
+// "layer[0]" overlap too).
+bool Overlap(const std::vector<PathComponent>& a, const std::vector<PathComponent>& b) {
+  for (size_t k = 0; k < std::min(a.size(), b.size()); ++k) {
+    if (a[k].name != b[k].name) return false;
+    if (a[k].index >= 0 && b[k].index >= 0 && a[k].index != b[k].index) return false;
+  }
+  return true;
+}
+
+// The top-level fields a "." value sets, as one-component paths.
+std::vector<std::vector<PathComponent>> TopLevelFields(absl::string_view value) {
+  ExperimentSpec patch;
+  google::protobuf::TextFormat::ParseFromString(std::string(value), &patch);
+  std::vector<const google::protobuf::FieldDescriptor*> fields;
+  patch.GetReflection()->ListFields(patch, &fields);
+  std::vector<std::vector<PathComponent>> paths;
+  for (const auto* field : fields) paths.push_back({{field->name(), -1}});
+  return paths;
+}
+
+}  // namespace
+
+absl::Status CheckNotSwept(const ExperimentSpec& spec, absl::string_view path) {
+  absl::StatusOr<std::vector<PathComponent>> set = ParseFieldPath(path);
+  if (!set.ok() || (!set->empty() && (*set)[0].name == "sweep")) return absl::OkStatus();
+  for (int a = 0; a < spec.sweep().axis_size(); ++a) {
+    const SweepSpec::Axis& axis = spec.sweep().axis(a);
+    std::vector<std::pair<std::string, std::string>> assignments;  // (field, value)
+    for (const std::string& value : axis.value()) assignments.emplace_back(axis.field(), value);
+    for (const auto& point : axis.point()) {
+      for (const auto& one : point.set()) assignments.emplace_back(one.field(), one.value());
+    }
+    for (const auto& [field, value] : assignments) {
+      std::vector<std::vector<PathComponent>> swept;
+      if (field == ".") {
+        swept = TopLevelFields(value);
+      } else if (auto parsed = ParseFieldPath(field); parsed.ok()) {
+        swept.push_back(*parsed);
+      }
+      for (const auto& one : swept) {
+        if (!Overlap(*set, one)) continue;
+        return absl::InvalidArgumentError(absl::StrCat(
+            "the sweep's axis '", AxisName(axis), "' (sweep.axis[", a, "]) sets ",
+            field == "." ? one[0].name : field,
+            " in every trial and would replace this value; change the axis's values instead"));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
 
 std::vector<std::string> SweepColumns(const ExperimentSpec& spec) {
   std::vector<std::string> columns;

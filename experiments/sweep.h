@@ -37,6 +37,10 @@ std::string TrialLabel(const Trial& trial);
 // Column names of Trial::labels, in order.
 std::vector<std::string> SweepColumns(const ExperimentSpec& spec);
 
+// An error when a sweep axis sets `path` (a --set override), a message containing it, or a part
+// of it: every trial would replace the override. Paths under "sweep" are never swept.
+absl::Status CheckNotSwept(const ExperimentSpec& spec, absl::string_view path);
+
 }  // namespace attnlab
 
 #endif  // ATTNLAB_EXPERIMENTS_SWEEP_H_

@@ -102,6 +102,26 @@ TEST(SweepTest, PointsNeedANameAndLabelsAndGoodFields) {
   )pb")).status()), "sweep.axis[0].point[0].set[0]");
 }
 
+TEST(SweepTest, OverridesTheSweepReplacesAreFound) {
+  const ExperimentSpec spec = Parse(R"pb(
+    training { steps: 1 }
+    sweep {
+      axis { field: "optimizer" value: [ "{ gd {} lr: 1 }" ] }
+      axis { name: "m" field: "." value: [ "model { dtype: FLOAT }" ] }
+      axis { name: "p" point { label: "a" set { field: "dataset.seed" value: "3" } } }
+    })pb");
+  for (const char* swept : {"optimizer.lr", "optimizer", "model.layer[0].plugin", "dataset",
+                            "dataset.seed"}) {
+    EXPECT_FALSE(CheckNotSwept(spec, swept).ok()) << swept;
+  }
+  for (const char* free : {"training.steps", "dataset.planted", "sweep.seed", "report"}) {
+    EXPECT_TRUE(CheckNotSwept(spec, free).ok()) << free;
+  }
+  EXPECT_EQ(std::string(CheckNotSwept(spec, "model.dtype").message()),
+            "the sweep's axis 'm' (sweep.axis[1]) sets model in every trial and would replace "
+            "this value; change the axis's values instead");
+}
+
 TEST(SweepTest, BadValuesNameTheAxisValue) {
   auto trials = ExpandSweep(Parse(R"pb(
     sweep { axis { field: "optimizer.lr" value: [ "0.1", "fast" ] } })pb"));
