@@ -32,10 +32,29 @@ absl::Status SpecError(const SpecLocator& locator, const absl::Status& status,
   return absl::Status(code, absl::StrCat(locator.Format(status), context));
 }
 
+// Log and report steps past the end of training (a shortened run, --set=training.steps=300)
+// are dropped, each said once.
+void NotePastTheEnd(const ExperimentSpec& trial, std::set<std::string>* notes) {
+  const int64_t steps = trial.training().steps();
+  for (int64_t step : trial.training().log_step()) {
+    if (step > steps) {
+      notes->insert(absl::StrCat("training.log_step ", step, " is past training.steps (", steps,
+                                 "): not logged"));
+    }
+  }
+  for (int64_t step : trial.report().step()) {
+    if (step > steps) {
+      notes->insert(absl::StrCat("report.step ", step, " is past training.steps (", steps,
+                                 "): not shown"));
+    }
+  }
+}
+
 // The report shows steps each trial logged and metrics it has.
 absl::Status ValidateReport(const ExperimentSpec& trial, const std::vector<std::string>& names) {
   const std::set<int64_t> logged = LoggedSteps(trial.training());
   for (int64_t step : trial.report().step()) {
+    if (step > trial.training().steps()) continue;  // noted
     if (logged.count(step) == 0) {
       return FieldError("report.step",
                         absl::StrCat("step ", step, " is not logged; add it to training.log_step"));
@@ -98,7 +117,9 @@ absl::StatusOr<ExperimentResult> RunExperiment(const ParsedSpec& parsed,
   }
   // Dry run: every trial must build before any trains, so a typo in the last sweep value does
   // not surface after an hour.
+  std::set<std::string> notes;
   for (const Trial& trial : out.trials) {
+    NotePastTheEnd(trial.spec, &notes);
     absl::StatusOr<std::unique_ptr<TrialRunner>> runner =
         TrialRunner::Create(trial.spec, options.threads, parsed.directory);
     if (!runner.ok()) {
@@ -115,6 +136,10 @@ absl::StatusOr<ExperimentResult> RunExperiment(const ParsedSpec& parsed,
     if (absl::Status s = ValidateReport(trial.spec, (*runner)->metric_names()); !s.ok()) {
       return SpecError(locator, s);
     }
+  }
+  out.notes.assign(notes.begin(), notes.end());
+  if (options.progress) {
+    for (const std::string& note : out.notes) std::fprintf(stderr, "note: %s\n", note.c_str());
   }
   if (options.dry_run) return out;
 
@@ -253,8 +278,12 @@ std::string SummaryTable(const ExperimentSpec& spec, const ExperimentResult& res
   if (metrics.empty()) metrics = result.metric_names;
   const std::vector<int64_t> report_steps(spec.report().step().begin(), spec.report().step().end());
   auto steps_of = [&](const Trial& trial) {
-    std::vector<int64_t> steps = report_steps;
-    if (steps.empty()) steps.push_back(trial.spec.training().steps());
+    const int64_t last = trial.spec.training().steps();
+    std::vector<int64_t> steps;
+    for (int64_t step : report_steps) {
+      if (step <= last) steps.push_back(step);  // past the end: noted when the run started
+    }
+    if (steps.empty()) steps.push_back(last);
     return steps;
   };
   // The columns the trials carry (a table of another spec's trials stays rectangular).

@@ -38,6 +38,9 @@ struct ExperimentResult {
   std::vector<std::optional<TrialResult>> results;
   std::vector<std::string> errors;
   std::vector<std::string> metric_names;
+  // Said on stderr before the trials run (with progress on): e.g. report steps past the end of
+  // a shortened run, which are dropped.
+  std::vector<std::string> notes;
   // Trials whose finished results were found in the store and not rerun.
   int reused = 0;
   int failed = 0;

@@ -164,6 +164,22 @@ TEST_F(RunnerTest, SpecErrorsAreLocatedAndNothingRuns) {
   EXPECT_FALSE(summary.good());
 }
 
+// A shortened run (--set=training.steps=...) drops the log and report steps past its end, with
+// a note (it failed with hints that led nowhere).
+TEST_F(RunnerTest, StepsPastTheEndAreDroppedWithANote) {
+  std::string spec = kSpec;
+  spec.replace(spec.find("steps: 20 log_every: 10"), 23, "steps: 20 log_every: 10 log_step: [30]");
+  spec.replace(spec.find("step: [ 10, 20 ]"), 16, "step: [ 10, 20, 30 ]");
+  auto result = Run(spec, "past");
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->notes, (std::vector<std::string>{
+                               "report.step 30 is past training.steps (20): not shown",
+                               "training.log_step 30 is past training.steps (20): not logged"}));
+  const std::string table = SummaryTable(ParseSpecText(spec, "spec")->spec, *result);
+  EXPECT_NE(table.find(" 20 "), std::string::npos) << table;
+  EXPECT_EQ(table.find(" 30 "), std::string::npos) << table;
+}
+
 TEST_F(RunnerTest, ReportStepsMustBeLogged) {
   std::string spec = kSpec;
   spec.replace(spec.find("step: [ 10, 20 ]"), 16, "step: [ 15 ]");

@@ -42,7 +42,7 @@ struct Progress {
   double loss;  // of the last training step
 };
 
-// The steps a trial logs: 0, every log_every steps, each log_step, and the last.
+// The steps a trial logs: 0, every log_every steps, each log_step up to the last, and the last.
 std::set<int64_t> LoggedSteps(const TrainingSpec& training);
 
 // The steps a trial snapshots its parameters and metric arrays at: the report steps, or the
