@@ -66,6 +66,15 @@ absl::Status MakeDirectories(const std::string& path) {
   return absl::OkStatus();
 }
 
+uint64_t Fnv1a(absl::string_view bytes) {
+  uint64_t hash = 14695981039346656037ull;
+  for (unsigned char c : bytes) {
+    hash ^= c;
+    hash *= 1099511628211ull;
+  }
+  return hash;
+}
+
 absl::Status RemoveTree(const std::string& path) {
   struct stat info;
   if (lstat(path.c_str(), &info) != 0) {

@@ -3,6 +3,7 @@
 #ifndef ATTNLAB_EXPERIMENTS_FILES_H_
 #define ATTNLAB_EXPERIMENTS_FILES_H_
 
+#include <cstdint>
 #include <string>
 
 #include "absl/status/status.h"
@@ -25,6 +26,10 @@ absl::Status ErrnoError(const std::string& what);
 
 // mkdir -p.
 absl::Status MakeDirectories(const std::string& path);
+
+// FNV-1a, 64 bit: stable across runs, machines and builds (unlike std::hash or absl::Hash);
+// trial ids and trial manifests.
+uint64_t Fnv1a(absl::string_view bytes);
 
 // Removes a file or a directory tree (symbolic links are removed, not followed); a missing
 // path is not an error.

@@ -6,6 +6,7 @@
 
 #include <cstdio>
 
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -30,6 +31,8 @@ std::string CsvField(const std::string& field) {
 }
 
 std::string FormatValue(double value) { return absl::StrFormat("%.17g", value); }
+
+constexpr char kManifest[] = "manifest.tsv";
 
 }  // namespace
 
@@ -64,12 +67,42 @@ absl::StatusOr<TrialResult> ParseMetricsCsv(absl::string_view csv, const std::st
   return result;
 }
 
-absl::StatusOr<std::optional<TrialResult>> ResultsStore::Load(const std::string& id) const {
-  const std::string path = TrialDir(id) + "/metrics.csv";
-  absl::StatusOr<std::string> text = ReadFile(path);
-  if (absl::IsNotFound(text.status())) return std::optional<TrialResult>();
-  if (!text.ok()) return text.status();
-  absl::StatusOr<TrialResult> result = ParseMetricsCsv(*text, path);
+absl::StatusOr<std::optional<TrialResult>> ResultsStore::Load(const std::string& id,
+                                                              std::string* damaged) const {
+  const std::string dir = TrialDir(id);
+  if (!Exists(dir)) return std::optional<TrialResult>();
+  std::string why;
+  absl::StatusOr<std::string> metrics = ReadFile(dir + "/metrics.csv");
+  absl::StatusOr<std::string> manifest = ReadFile(dir + "/" + kManifest);
+  if (!manifest.ok()) {
+    why = absl::StrCat(kManifest, " missing (written before manifests, or cut short)");
+  } else {
+    for (absl::string_view line : absl::StrSplit(*manifest, '\n', absl::SkipEmpty())) {
+      if (absl::StartsWith(line, "#")) continue;
+      const std::vector<std::string> fields = absl::StrSplit(line, '\t');
+      uint64_t size = 0;
+      if (fields.size() != 3 || !absl::SimpleAtoi(fields[0], &size)) {
+        why = absl::StrCat(kManifest, ": malformed line '", line, "'");
+        break;
+      }
+      absl::StatusOr<std::string> bytes =
+          fields[2] == "metrics.csv" ? metrics : ReadFile(dir + "/" + fields[2]);
+      if (!bytes.ok()) {
+        why = absl::StrCat(fields[2], ": ", bytes.status().message());
+      } else if (bytes->size() != size) {
+        why = absl::StrCat(fields[2], ": ", bytes->size(), " bytes, the manifest says ", size);
+      } else if (absl::StrFormat("%016x", Fnv1a(*bytes)) != fields[1]) {
+        why = absl::StrCat(fields[2], ": its contents differ from the manifest's");
+      }
+      if (!why.empty()) break;
+    }
+  }
+  if (!why.empty()) {
+    if (damaged != nullptr) *damaged = why;
+    return std::optional<TrialResult>();
+  }
+  if (!metrics.ok()) return metrics.status();
+  absl::StatusOr<TrialResult> result = ParseMetricsCsv(*metrics, dir + "/metrics.csv");
   if (!result.ok()) return result.status();
   return std::optional<TrialResult>(std::move(*result));
 }
@@ -96,18 +129,22 @@ absl::Status ResultsStore::Save(const Trial& trial, const TrialResult& result) c
   const std::string temporary = absl::StrCat(dir_, "/.", trial.id, ".tmp.", getpid());
   if (absl::Status s = RemoveTree(temporary); !s.ok()) return s;
   if (mkdir(temporary.c_str(), 0755) != 0) return ErrnoError("cannot create " + temporary);
-  if (absl::Status s = WriteFileAtomically(temporary + "/spec.textproto", PrintSpec(trial.spec));
-      !s.ok()) {
-    return s;
-  }
-  if (absl::Status s = WriteFileAtomically(temporary + "/metrics.csv", MetricsCsv(result));
-      !s.ok()) {
-    return s;
-  }
+  std::vector<std::pair<std::string, std::string>> files = {
+      {"spec.textproto", PrintSpec(trial.spec)}, {"metrics.csv", MetricsCsv(result)}};
   for (const auto& [name, array] : result.arrays) {
-    const std::string path = absl::StrCat(temporary, "/", name, ".npy");
+    files.emplace_back(absl::StrCat(name, ".npy"), NpyBytes(array));
+  }
+  std::string manifest = "# size, FNV-1a 64 and path of every file of this trial, written last\n";
+  for (const auto& [name, bytes] : files) {
+    const std::string path = absl::StrCat(temporary, "/", name);
     if (absl::Status s = MakeDirectories(path.substr(0, path.rfind('/'))); !s.ok()) return s;
-    if (absl::Status s = WriteFileAtomically(path, NpyBytes(array)); !s.ok()) return s;
+    if (absl::Status s = WriteFileAtomically(path, bytes); !s.ok()) return s;
+    absl::StrAppend(&manifest, bytes.size(), "\t", absl::StrFormat("%016x", Fnv1a(bytes)), "\t",
+                    name, "\n");
+  }
+  if (absl::Status s = WriteFileAtomically(absl::StrCat(temporary, "/", kManifest), manifest);
+      !s.ok()) {
+    return s;
   }
   const std::string final_dir = TrialDir(trial.id);
   if (Exists(final_dir)) {

@@ -6,6 +6,8 @@
 //   DIR/<trial id>/spec.textproto the resolved spec of the trial
 //   DIR/<trial id>/params/*.npy   the parameters at the report steps (steps.npy), stacked
 //   DIR/<trial id>/solutions/<metric>/*.npy   what a metric solved, at the same steps
+//   DIR/<trial id>/manifest.tsv   size and FNV-1a hash of every other file, written last: a
+//                                 trial whose files do not match it is rerun
 //   DIR/.<trial id>.checkpoint    an unfinished trial's checkpoint (see TrialRunner::Run)
 #ifndef ATTNLAB_EXPERIMENTS_RESULTS_STORE_H_
 #define ATTNLAB_EXPERIMENTS_RESULTS_STORE_H_
@@ -36,8 +38,12 @@ class ResultsStore {
   // Where an unfinished trial keeps its checkpoint; Save removes it.
   std::string CheckpointPath(const std::string& id) const { return dir_ + "/." + id + ".checkpoint"; }
 
-  // The finished result of a trial, or nullopt if it has none.
-  absl::StatusOr<std::optional<TrialResult>> Load(const std::string& id) const;
+  // The finished result of a trial, or nullopt if it has none. A trial directory whose files
+  // do not match its manifest (changed or cut short outside attnlab, or written before
+  // manifests) is no result either: `damaged` (if given) then says why, e.g.
+  // "metrics.csv: 120 bytes, the manifest says 4,310".
+  absl::StatusOr<std::optional<TrialResult>> Load(const std::string& id,
+                                                  std::string* damaged = nullptr) const;
 
   // Removes the temporaries a killed run left behind (".<id>.tmp.<pid>" trial directories,
   // "<file>.tmp.<pid>"). Call only while no other process writes to this store.

@@ -171,10 +171,15 @@ absl::StatusOr<ExperimentResult> RunExperiment(const ParsedSpec& parsed,
         auto seconds = [&] {
           return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         };
-        absl::StatusOr<std::optional<TrialResult>> stored = store.Load(trial.id);
+        std::string damaged;
+        absl::StatusOr<std::optional<TrialResult>> stored = store.Load(trial.id, &damaged);
         if (!stored.ok()) {
           io_errors[i] = stored.status();
           return;
+        }
+        if (!damaged.empty() && options.progress) {
+          std::fprintf(stderr, "note: trial %s in %s is damaged (%s): running it again\n",
+                       trial.id.c_str(), store.dir().c_str(), damaged.c_str());
         }
         if (stored->has_value()) {
           out.results[i] = std::move(*stored);

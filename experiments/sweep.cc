@@ -8,6 +8,7 @@
 #include "absl/strings/str_join.h"
 #include "attention/field_error.h"
 #include "experiments/field_path.h"
+#include "experiments/files.h"
 #include "experiments/spec_loader.h"
 #include "google/protobuf/text_format.h"
 
@@ -20,16 +21,6 @@ std::string AxisName(const SweepSpec::Axis& axis) {
 
 int AxisSize(const SweepSpec::Axis& axis) {
   return axis.point_size() > 0 ? axis.point_size() : axis.value_size();
-}
-
-// FNV-1a, 64 bit: stable across runs, machines and builds (unlike std::hash or absl::Hash).
-uint64_t Fnv1a(const std::string& bytes) {
-  uint64_t hash = 14695981039346656037ull;
-  for (unsigned char c : bytes) {
-    hash ^= c;
-    hash *= 1099511628211ull;
-  }
-  return hash;
 }
 
 // Only what decides the trial's result enters the id.
