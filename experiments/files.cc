@@ -28,17 +28,26 @@ absl::Status WriteFileAtomically(const std::string& path, absl::string_view cont
   const std::string temporary = absl::StrCat(path, ".tmp.", getpid());
   const int fd = open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   if (fd < 0) return ErrnoError("cannot create " + temporary);
+  auto fail = [&](const std::string& what) {  // no half-written temporary stays behind
+    absl::Status status = ErrnoError(what);
+    unlink(temporary.c_str());
+    return status;
+  };
   size_t written = 0;
   while (written < contents.size()) {
     const ssize_t n = write(fd, contents.data() + written, contents.size() - written);
     if (n < 0) {
       close(fd);
-      return ErrnoError("cannot write " + temporary);
+      return fail("cannot write " + path);
     }
     written += static_cast<size_t>(n);
   }
-  if (fsync(fd) != 0 || close(fd) != 0) return ErrnoError("cannot flush " + temporary);
-  if (rename(temporary.c_str(), path.c_str()) != 0) return ErrnoError("cannot rename to " + path);
+  if (fsync(fd) != 0) {
+    close(fd);
+    return fail("cannot write " + path);
+  }
+  if (close(fd) != 0) return fail("cannot write " + path);
+  if (rename(temporary.c_str(), path.c_str()) != 0) return fail("cannot rename to " + path);
   return absl::OkStatus();
 }
 

@@ -1,12 +1,15 @@
 #include "experiments/results_store.h"
 
 #include <dirent.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdio>
 
 #include "absl/strings/match.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -107,6 +110,43 @@ absl::StatusOr<std::optional<TrialResult>> ResultsStore::Load(const std::string&
   return std::optional<TrialResult>(std::move(*result));
 }
 
+StoreLock::~StoreLock() { close(fd_); }  // releases the flock
+
+absl::StatusOr<std::unique_ptr<StoreLock>> ResultsStore::Lock(
+    const std::function<void(const std::string&)>& waiting) const {
+  if (absl::Status s = MakeDirectories(dir_); !s.ok()) return s;
+  const std::string path = dir_ + "/.lock";
+  const int fd = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) return ErrnoError("cannot write in " + dir_);
+  if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    if (errno != EWOULDBLOCK) {
+      absl::Status status = ErrnoError("cannot lock " + path);
+      close(fd);
+      return status;
+    }
+    char holder[32] = {};
+    const ssize_t n = pread(fd, holder, sizeof(holder) - 1, 0);
+    waiting(absl::StrCat("waiting for the run writing to ", dir_,
+                         n > 0 ? absl::StrCat(" (pid ", absl::StripAsciiWhitespace(holder), ")")
+                               : std::string(),
+                         " to finish"));
+    while (flock(fd, LOCK_EX) != 0) {
+      if (errno != EINTR) {
+        absl::Status status = ErrnoError("cannot lock " + path);
+        close(fd);
+        return status;
+      }
+    }
+  }
+  const std::string pid = absl::StrCat(getpid(), "\n");
+  if (ftruncate(fd, 0) != 0 || pwrite(fd, pid.data(), pid.size(), 0) != ssize_t(pid.size())) {
+    absl::Status status = ErrnoError("cannot write in " + dir_);
+    close(fd);
+    return status;
+  }
+  return std::make_unique<StoreLock>(fd);
+}
+
 absl::Status ResultsStore::RemoveStaleTemporaries() const {
   DIR* dir = opendir(dir_.c_str());
   if (dir == nullptr) return absl::OkStatus();  // nothing written yet
@@ -129,6 +169,21 @@ absl::Status ResultsStore::Save(const Trial& trial, const TrialResult& result) c
   const std::string temporary = absl::StrCat(dir_, "/.", trial.id, ".tmp.", getpid());
   if (absl::Status s = RemoveTree(temporary); !s.ok()) return s;
   if (mkdir(temporary.c_str(), 0755) != 0) return ErrnoError("cannot create " + temporary);
+  absl::Status status = WriteTrialFiles(trial, result, temporary);
+  const std::string final_dir = TrialDir(trial.id);
+  if (status.ok() && Exists(final_dir)) status = RemoveTree(final_dir);
+  if (status.ok() && rename(temporary.c_str(), final_dir.c_str()) != 0) {
+    status = ErrnoError("cannot rename " + temporary + " to " + final_dir);
+  }
+  if (!status.ok()) {
+    RemoveTree(temporary).IgnoreError();  // best effort: the first error is the one to report
+    return status;
+  }
+  return RemoveTree(CheckpointPath(trial.id));  // finished: the result supersedes it
+}
+
+absl::Status ResultsStore::WriteTrialFiles(const Trial& trial, const TrialResult& result,
+                                           const std::string& dir) const {
   std::vector<std::pair<std::string, std::string>> files = {
       {"spec.textproto", PrintSpec(trial.spec)}, {"metrics.csv", MetricsCsv(result)}};
   for (const auto& [name, array] : result.arrays) {
@@ -136,24 +191,13 @@ absl::Status ResultsStore::Save(const Trial& trial, const TrialResult& result) c
   }
   std::string manifest = "# size, FNV-1a 64 and path of every file of this trial, written last\n";
   for (const auto& [name, bytes] : files) {
-    const std::string path = absl::StrCat(temporary, "/", name);
+    const std::string path = absl::StrCat(dir, "/", name);
     if (absl::Status s = MakeDirectories(path.substr(0, path.rfind('/'))); !s.ok()) return s;
     if (absl::Status s = WriteFileAtomically(path, bytes); !s.ok()) return s;
     absl::StrAppend(&manifest, bytes.size(), "\t", absl::StrFormat("%016x", Fnv1a(bytes)), "\t",
                     name, "\n");
   }
-  if (absl::Status s = WriteFileAtomically(absl::StrCat(temporary, "/", kManifest), manifest);
-      !s.ok()) {
-    return s;
-  }
-  const std::string final_dir = TrialDir(trial.id);
-  if (Exists(final_dir)) {
-    if (absl::Status s = RemoveTree(final_dir); !s.ok()) return s;
-  }
-  if (rename(temporary.c_str(), final_dir.c_str()) != 0) {
-    return ErrnoError("cannot rename " + temporary + " to " + final_dir);
-  }
-  return RemoveTree(CheckpointPath(trial.id));  // finished: the result supersedes it
+  return WriteFileAtomically(absl::StrCat(dir, "/", kManifest), manifest);
 }
 
 absl::Status ResultsStore::WriteSummary(const std::vector<std::string>& sweep_columns,

@@ -12,6 +12,8 @@
 #ifndef ATTNLAB_EXPERIMENTS_RESULTS_STORE_H_
 #define ATTNLAB_EXPERIMENTS_RESULTS_STORE_H_
 
+#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -29,6 +31,18 @@ namespace attnlab {
 std::string MetricsCsv(const TrialResult& result);
 absl::StatusOr<TrialResult> ParseMetricsCsv(absl::string_view csv, const std::string& file);
 
+// Held by the run writing to a store; released when destroyed.
+class StoreLock {
+ public:
+  explicit StoreLock(int fd) : fd_(fd) {}
+  StoreLock(const StoreLock&) = delete;
+  StoreLock& operator=(const StoreLock&) = delete;
+  ~StoreLock();
+
+ private:
+  int fd_;
+};
+
 class ResultsStore {
  public:
   explicit ResultsStore(std::string dir) : dir_(std::move(dir)) {}
@@ -45,11 +59,20 @@ class ResultsStore {
   absl::StatusOr<std::optional<TrialResult>> Load(const std::string& id,
                                                   std::string* damaged = nullptr) const;
 
+  // Creates the store's directory and takes its lock (DIR/.lock, flock): one run writes to a
+  // store at a time, and a second run on it waits (its start-up clean-up would delete the first
+  // run's live temporaries), calling `waiting` first with a line saying for whom. Fails if the
+  // directory cannot be created or written (read-only, a file, ...).
+  absl::StatusOr<std::unique_ptr<StoreLock>> Lock(
+      const std::function<void(const std::string&)>& waiting) const;
+
   // Removes the temporaries a killed run left behind (".<id>.tmp.<pid>" trial directories,
-  // "<file>.tmp.<pid>"). Call only while no other process writes to this store.
+  // "<file>.tmp.<pid>"). Call only with the store's lock held.
   absl::Status RemoveStaleTemporaries() const;
 
-  // Writes the trial's directory under a temporary name and renames it into place.
+  // Writes the trial's directory under a temporary name and renames it into place; on an error
+  // (a full disk) removes the temporary and says what failed ("cannot write ...: No space
+  // left on device").
   absl::Status Save(const Trial& trial, const TrialResult& result) const;
 
   // summary.csv: trial, the sweep columns, status, then the final value of each metric.
@@ -61,6 +84,10 @@ class ResultsStore {
                             const std::vector<std::string>& errors) const;
 
  private:
+  // spec.textproto, metrics.csv, the arrays and, last, manifest.tsv into `dir`.
+  absl::Status WriteTrialFiles(const Trial& trial, const TrialResult& result,
+                               const std::string& dir) const;
+
   std::string dir_;
 };
 

@@ -146,7 +146,18 @@ absl::StatusOr<ExperimentResult> RunExperiment(const ParsedSpec& parsed,
   const Cluster* cluster = options.cluster;
   const int rank = cluster ? cluster->rank() : 0, ranks = cluster ? cluster->size() : 1;
   const ResultsStore store(options.out_dir);
-  if (rank == 0) RETURN_IF_ERROR(store.RemoveStaleTemporaries());
+  std::unique_ptr<StoreLock> lock;  // rank 0 holds the store for all ranks of this run
+  if (rank == 0) {
+    absl::StatusOr<std::unique_ptr<StoreLock>> locked = store.Lock([&](const std::string& line) {
+      if (options.progress) std::fprintf(stderr, "%s\n", line.c_str());
+    });
+    if (!locked.ok()) {  // before any trial trains: a read-only --out, or a file
+      return absl::InvalidArgumentError(absl::StrCat("--out=", options.out_dir, ": ",
+                                                     locked.status().message()));
+    }
+    lock = std::move(*locked);
+    RETURN_IF_ERROR(store.RemoveStaleTemporaries());
+  }
   if (cluster) cluster->Barrier();  // no rank writes before the clean-up
 
   const int total = static_cast<int>(out.trials.size());
@@ -203,7 +214,12 @@ absl::StatusOr<ExperimentResult> RunExperiment(const ParsedSpec& parsed,
           board.Finish(i, label, absl::StrCat("FAILED: ", result.status().message()), seconds());
           return;
         }
-        io_errors[i] = store.Save(trial, *result);
+        if (absl::Status saved = store.Save(trial, *result); !saved.ok()) {
+          // This trial's results are lost; the finished ones stay, and the summary says why.
+          out.errors[i] = absl::StrCat("finished, but not stored: ", saved.message());
+          board.Finish(i, label, absl::StrCat("FAILED: ", out.errors[i]), seconds());
+          return;
+        }
         out.results[i] = std::move(*result);
         const int64_t resumed = out.results[i]->resumed_at_step;
         board.Finish(i, label,

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# The results store under faults: two runs on one --out at once (both succeed, every file as a
+# single run writes it; they deleted each other's live temporaries), an --out that cannot be
+# written (an error before any trial trains), and a write that fails mid-run (a full disk,
+# here a file-size limit: the trial fails saying what, nothing half-written stays, a rerun
+# completes the store).
+set -u
+run="$PWD/experiments/run"
+spec="$PWD/experiments/testdata/sweep.textproto"
+cd "$TEST_TMPDIR" || exit 1
+"$run" --spec="$spec" --out=single --threads=1 > /dev/null 2>&1 || { echo "single run failed"; exit 1; }
+
+for pair in $(seq 1 20); do
+  "$run" --spec="$spec" --out="pair$pair" --threads=1 > /dev/null 2> "a$pair.err" &
+  a=$!
+  "$run" --spec="$spec" --out="pair$pair" --threads=1 > /dev/null 2> "b$pair.err" &
+  b=$!
+  wait $a || { echo "pair $pair: first run failed"; cat "a$pair.err"; exit 1; }
+  wait $b || { echo "pair $pair: second run failed"; cat "b$pair.err"; exit 1; }
+  diff -r --exclude=.lock single "pair$pair" > /dev/null || {
+    echo "pair $pair: the store differs from a single run's"; diff -r --exclude=.lock single "pair$pair"; exit 1; }
+done
+grep -qh "waiting for the run writing to pair[0-9]* (pid [0-9]*) to finish" a*.err b*.err ||
+  echo "(no pair overlapped: nothing waited)"
+
+# An --out that is a file: said before any trial trains, exit status 2.
+touch a_file
+message=$("$run" --spec="$spec" --out=a_file 2>&1 >/dev/null)
+[[ $? -eq 2 && "$message" == "--out=a_file: cannot write in a_file: Not a directory" ]] || {
+  echo "unexpected: $message"; exit 1; }
+
+# Writes that fail mid-run (file-size limit of 2 KB; SIGXFSZ ignored, so write() says EFBIG).
+(trap '' XFSZ; ulimit -f 2; "$run" --spec="$spec" --out=full --threads=1 > /dev/null 2> full.err)
+[[ $? -eq 1 ]] || { echo "expected exit status 1 under the size limit"; cat full.err; exit 1; }
+grep -q "FAILED: finished, but not stored: cannot write full/\.[0-9a-f]*\.tmp\.[0-9]*/.*: File too large" full.err || {
+  echo "expected the failed write to be named:"; cat full.err; exit 1; }
+ls -a full | grep -q '\.tmp\.' && { echo "temporaries left behind"; ls -a full; exit 1; }
+grep -q "failed: finished, but not stored" full/summary.csv || { echo "summary.csv lacks the failures"; exit 1; }
+"$run" --spec="$spec" --out=full --threads=1 > /dev/null 2> refill.err || { echo "rerun failed"; cat refill.err; exit 1; }
+diff -r --exclude=.lock single full > /dev/null || { echo "the rerun store differs from a single run's"; exit 1; }
+echo "PASS: 20 concurrent pairs"
