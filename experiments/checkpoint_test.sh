@@ -37,6 +37,27 @@ diff clean/summary.csv killed/summary.csv || { echo "summary differs"; exit 1; }
 [[ -e $checkpoint ]] && { echo "checkpoint left after the trial finished"; exit 1; }
 ls -a killed | grep -q '\.tmp\.' && { echo "temporaries left behind"; exit 1; }
 
+# Ctrl-C (SIGINT) and SIGTERM: the running trial writes a checkpoint (periodic ones are off
+# here), the run exits 130 saying so, and the rerun resumes it to the same end.
+for signal in INT TERM; do
+  "$run" --spec="$spec" --out="signal$signal" --threads=1 --set=training.checkpoint_seconds=1e9 \
+    > /dev/null 2> "signal$signal.err" &
+  pid=$!
+  sleep 1
+  kill -$signal $pid
+  wait $pid
+  status=$?
+  [[ $status -eq 130 ]] || { echo "SIG$signal: exit status $status, expected 130"; cat "signal$signal.err"; exit 1; }
+  grep -q "interrupted: signal$signal keeps the finished trials and a checkpoint of each running one" "signal$signal.err" || {
+    echo "SIG$signal: expected the interruption to be explained:"; cat "signal$signal.err"; exit 1; }
+  ls -a "signal$signal" | grep -q '\.checkpoint$' || { echo "SIG$signal: no checkpoint written"; exit 1; }
+  "$run" --spec="$spec" --out="signal$signal" --threads=1 > /dev/null 2> "signal$signal.resumed.err" || {
+    echo "SIG$signal: the rerun failed"; cat "signal$signal.resumed.err"; exit 1; }
+  grep -q "resumed at step [1-9]" "signal$signal.resumed.err" || {
+    echo "SIG$signal: did not resume:"; cat "signal$signal.resumed.err"; exit 1; }
+  diff "$clean_metrics" "signal$signal"/*/metrics.csv || { echo "SIG$signal: metrics differ"; exit 1; }
+done
+
 # A checkpoint is bound to its spec: another trial's checkpoint in its place is an error, not
 # a mix of the two.
 run_until_checkpoint() {  # out_dir, extra flags...

@@ -1,7 +1,8 @@
 // The experiment runner: `bazel run //experiments:run -- --spec=FILE --out=DIR`. The
 // per-paper targets (//experiments:max_margin, ...) are this binary with a default spec.
 //
-// Exit status: 0 success; 1 a trial failed or results could not be written; 2 bad flags or spec.
+// Exit status: 0 success; 1 a trial failed or results could not be written; 2 bad flags or spec;
+// 130 interrupted (Ctrl-C or SIGTERM: running trials wrote a checkpoint).
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
@@ -16,6 +17,7 @@
 #include "attention/plugin_registry.h"
 #include "experiments/cluster.h"
 #include "experiments/field_path.h"
+#include "experiments/interrupt.h"
 #include "experiments/runner.h"
 #include "experiments/sweep.h"
 
@@ -157,7 +159,13 @@ int Main(int argc, char** argv) {
   }
   options.out_dir = ResolveUserPath(options.out_dir);
 
+  CatchInterrupts();
+  options.stop = [] { return InterruptSignal() != 0; };
   absl::StatusOr<ExperimentResult> result = RunExperiment(*parsed, options);
+  if (absl::IsCancelled(result.status())) {
+    if (cluster.root()) std::fprintf(stderr, "%s\n", std::string(result.status().message()).c_str());
+    return 130;
+  }
   if (!result.ok()) {
     std::fprintf(stderr, "%s\n", std::string(result.status().message()).c_str());
     // Bad input (a spec error or a missing data file) is 2; a failure while running is 1.

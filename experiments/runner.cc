@@ -168,7 +168,7 @@ absl::StatusOr<ExperimentResult> RunExperiment(const ParsedSpec& parsed,
   ProgressBoard board(options.progress, static_cast<int>(mine.size()),
                       ranks > 1 ? absl::StrCat("rank ", rank, ": ") : "");
   std::vector<absl::Status> io_errors(total);
-  std::vector<char> reused(total, 0);
+  std::vector<char> reused(total, 0), cancelled(total, 0);
   tbb::task_arena arena(options.threads);
   arena.execute([&] {
     tbb::parallel_for(0, static_cast<int>(mine.size()), [&](int k) {
@@ -177,6 +177,10 @@ absl::StatusOr<ExperimentResult> RunExperiment(const ParsedSpec& parsed,
       tbb::this_task_arena::isolate([&] {
         const int i = mine[k];
         const Trial& trial = out.trials[i];
+        if (options.stop && options.stop()) {  // not started: the rerun runs it
+          cancelled[i] = 1;
+          return;
+        }
         const std::string label = absl::StrCat(trial.id, " ", TrialLabel(trial));
         const auto start = std::chrono::steady_clock::now();
         auto seconds = [&] {
@@ -204,11 +208,17 @@ absl::StatusOr<ExperimentResult> RunExperiment(const ParsedSpec& parsed,
             if (!runner.ok()) return runner.status();
             RETURN_IF_ERROR(MakeDirectories(store.dir()));
             return (*runner)->Run([&](const Progress& p) { board.Update(i, trial.id, p); },
-                                  store.CheckpointPath(trial.id));
+                                  store.CheckpointPath(trial.id), options.stop);
           } catch (const std::bad_alloc&) {  // the trial fails; the others go on
             return absl::ResourceExhaustedError("out of memory (a smaller batch or model?)");
           }
         }();
+        if (absl::IsCancelled(result.status())) {
+          cancelled[i] = 1;
+          board.Finish(i, label, absl::StrCat(result.status().message(), ", checkpoint written"),
+                       seconds());
+          return;
+        }
         if (!result.ok()) {
           out.errors[i] = std::string(result.status().message());
           board.Finish(i, label, absl::StrCat("FAILED: ", result.status().message()), seconds());
@@ -238,18 +248,26 @@ absl::StatusOr<ExperimentResult> RunExperiment(const ParsedSpec& parsed,
   for (int i : mine) {
     if (!out.results[i].has_value()) absl::StrAppend(&report, "F", i, "\t", out.errors[i], "\n");
     if (reused[i]) absl::StrAppend(&report, "R", i, "\n");
+    if (cancelled[i]) absl::StrAppend(&report, "C", i, "\n");
   }
   std::vector<std::string> reports = cluster ? cluster->GatherToRoot(report)
                                              : std::vector<std::string>{report};
-  if (rank != 0) return out;
+  int interrupted = 0;
   for (const std::string& text : reports) {
     for (absl::string_view line : absl::StrSplit(text, '\n', absl::SkipEmpty())) {
       const size_t tab = line.find('\t');
       const int i = std::stoi(std::string(line.substr(1, tab == line.npos ? line.npos : tab - 1)));
       if (line[0] == 'F') out.errors[i] = std::string(line.substr(tab + 1));
       if (line[0] == 'R') ++out.reused;
+      if (line[0] == 'C') ++interrupted;
     }
   }
+  if (interrupted > 0 || std::count(cancelled.begin(), cancelled.end(), 1) > 0) {
+    return absl::CancelledError(absl::StrCat(
+        "interrupted: ", options.out_dir, " keeps the finished trials and a checkpoint of each "
+        "running one; run the same command again to go on"));
+  }
+  if (rank != 0) return out;
   for (int i = 0; i < total; ++i) {
     if (out.results[i].has_value() || !out.errors[i].empty()) continue;
     ASSIGN_OR_RETURN(out.results[i], store.Load(out.trials[i].id));  // another rank's trial

@@ -2,6 +2,7 @@
 #ifndef ATTNLAB_EXPERIMENTS_RUNNER_H_
 #define ATTNLAB_EXPERIMENTS_RUNNER_H_
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -29,6 +30,9 @@ struct RunOptions {
   bool dry_run = false;
   // Progress on stderr.
   bool progress = true;
+  // Asked before every step (may be empty): true stops the run; running trials write a
+  // checkpoint, trials not started stay so, and RunExperiment returns Cancelled.
+  std::function<bool()> stop;
 };
 
 struct ExperimentResult {

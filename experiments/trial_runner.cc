@@ -194,7 +194,8 @@ class TypedTrialRunner : public TrialRunner {
   }
 
   absl::StatusOr<TrialResult> Run(const std::function<void(const Progress&)>& progress,
-                                  const std::string& checkpoint) override {
+                                  const std::string& checkpoint,
+                                  const std::function<bool()>& stop) override {
     const TrainingSpec& training = spec_.training();
     const std::set<int64_t> log_steps = LoggedSteps(training);
     const std::set<int64_t> snapshot_steps = SnapshotSteps(spec_);
@@ -217,6 +218,12 @@ class TypedTrialRunner : public TrialRunner {
         training.has_checkpoint_seconds() ? training.checkpoint_seconds() : 60.0);
     auto last_report = std::chrono::steady_clock::now(), last_checkpoint = last_report;
     for (int64_t step = result.resumed_at_step;; ++step) {
+      if (stop && stop()) {
+        if (!checkpoint.empty() && step > 0) {
+          RETURN_IF_ERROR(Save(checkpoint, spec_text, step, result, last_loss));
+        }
+        return absl::CancelledError(absl::StrCat("interrupted before step ", step));
+      }
       const Batch<T>* batch = dataset_->train();
       if (training.batch_size() > 0) {
         dataset_->Next(training.batch_size(), ctx_.rng(), &minibatch);

@@ -62,9 +62,11 @@ class TrialRunner {
 
   // Trains; `progress` (may be empty) is called now and then from this thread. With a
   // `checkpoint` path, resumes from the checkpoint there if there is one, and saves one every
-  // training.checkpoint_seconds (atomically). A checkpoint of another spec is an error.
+  // training.checkpoint_seconds (atomically). A checkpoint of another spec is an error. When
+  // `stop` (may be empty) returns true before a step, saves a checkpoint and returns Cancelled.
   virtual absl::StatusOr<TrialResult> Run(const std::function<void(const Progress&)>& progress,
-                                          const std::string& checkpoint = "") = 0;
+                                          const std::string& checkpoint = "",
+                                          const std::function<bool()>& stop = {}) = 0;
 
   // "loss" and the spec's metric names, in column order.
   virtual const std::vector<std::string>& metric_names() const = 0;
