@@ -41,7 +41,7 @@ ls -a killed | grep -q '\.tmp\.' && { echo "temporaries left behind"; exit 1; }
 # here), the run exits 130 saying so, and the rerun resumes it to the same end.
 for signal in INT TERM; do
   "$run" --spec="$spec" --out="signal$signal" --threads=1 --set=training.checkpoint_seconds=1e9 \
-    > /dev/null 2> "signal$signal.err" &
+    --progress_seconds=0.2 > /dev/null 2> "signal$signal.err" &
   pid=$!
   sleep 1
   kill -$signal $pid
@@ -51,12 +51,21 @@ for signal in INT TERM; do
   grep -q "interrupted: signal$signal keeps the finished trials and a checkpoint of each running one" "signal$signal.err" || {
     echo "SIG$signal: expected the interruption to be explained:"; cat "signal$signal.err"; exit 1; }
   ls -a "signal$signal" | grep -q '\.checkpoint$' || { echo "SIG$signal: no checkpoint written"; exit 1; }
+  # stderr is a file: progress lines every 0.2 s all the same (the log stayed empty until a
+  # trial ended).
+  [[ $(grep -c '^\[0/1 done\] [0-9a-f]\{6\} [0-9]*/6000 loss [0-9.e-]*;' "signal$signal.err") -ge 2 ]] || {
+    echo "SIG$signal: expected progress lines in the log:"; cat "signal$signal.err"; exit 1; }
   "$run" --spec="$spec" --out="signal$signal" --threads=1 > /dev/null 2> "signal$signal.resumed.err" || {
     echo "SIG$signal: the rerun failed"; cat "signal$signal.resumed.err"; exit 1; }
   grep -q "resumed at step [1-9]" "signal$signal.resumed.err" || {
     echo "SIG$signal: did not resume:"; cat "signal$signal.resumed.err"; exit 1; }
   diff "$clean_metrics" "signal$signal"/*/metrics.csv || { echo "SIG$signal: metrics differ"; exit 1; }
 done
+
+# On a terminal the status line is redrawn in place and cleared before the table.
+script -qec "$run --spec=$spec --out=tty --threads=1" tty.log > /dev/null || { echo "tty run failed"; exit 1; }
+grep -aq $'\r\033\\[K\\[0/1 done\\]' tty.log || { echo "no status line on the terminal"; cat -v tty.log; exit 1; }
+grep -a "^trial  *seed" tty.log | grep -q "done\]" && { echo "status line left before the table"; cat -v tty.log; exit 1; }
 
 # A checkpoint is bound to its spec: another trial's checkpoint in its place is an error, not
 # a mix of the two.

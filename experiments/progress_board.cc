@@ -2,62 +2,104 @@
 
 #include <unistd.h>
 
-#include <cstdio>
+#include <algorithm>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 
 namespace attnlab {
 
-ProgressBoard::ProgressBoard(bool enabled, int total, std::string prefix)
+ProgressBoard::ProgressBoard(bool enabled, int total, std::string prefix, double log_seconds,
+                             std::FILE* out)
     : enabled_(enabled),
-      tty_(enabled && isatty(STDERR_FILENO)),
+      tty_(enabled && isatty(fileno(out))),
       total_(total),
       prefix_(std::move(prefix)),
-      start_(std::chrono::steady_clock::now()) {}
+      log_interval_(log_seconds),
+      out_(out),
+      last_draw_(Clock::now()) {}
+
+ProgressBoard::~ProgressBoard() {
+  if (drawn_) std::fprintf(out_, "\r\033[K");
+  std::fflush(out_);
+}
 
 void ProgressBoard::Update(int index, const std::string& id, const Progress& progress) {
-  if (!tty_) return;
+  if (!enabled_) return;
   std::lock_guard<std::mutex> lock(mutex_);
-  running_[index] = {id, progress};
-  const auto now = std::chrono::steady_clock::now();
-  if (now - last_draw_ < std::chrono::milliseconds(250)) return;
+  const auto now = Clock::now();
+  auto [it, fresh] = running_.try_emplace(index);
+  Running& r = it->second;
+  if (fresh) {
+    r.id = id;
+    r.first_time = now;
+    r.first_step = progress.step;
+  }
+  r.progress = progress;
+  r.last_time = now;
+  if (tty_) {
+    if (now - last_draw_ < std::chrono::milliseconds(250)) return;
+    std::fprintf(out_, "\r\033[K%s", Status().c_str());
+    drawn_ = true;
+  } else {
+    if (now - last_draw_ < log_interval_) return;
+    std::fprintf(out_, "%s\n", Status().c_str());
+  }
   last_draw_ = now;
-  Redraw();
+  std::fflush(out_);
 }
 
 void ProgressBoard::Finish(int index, const std::string& label, const std::string& what,
                            double seconds) {
   if (!enabled_) return;
   std::lock_guard<std::mutex> lock(mutex_);
-  running_.erase(index);
+  if (running_.erase(index) > 0) {  // it trained (a reused trial never reports progress)
+    ++finished_trained_;
+    finished_seconds_ += seconds;
+  }
   ++done_;
-  std::fprintf(stderr, "%s%s[%d/%d] %s %s (%.2fs)\n", tty_ ? "\r\033[K" : "", prefix_.c_str(),
+  std::fprintf(out_, "%s%s[%d/%d] %s %s (%.2fs)\n", tty_ ? "\r\033[K" : "", prefix_.c_str(),
                done_, total_, label.c_str(), what.c_str(), seconds);
-  if (tty_) Redraw();
-  std::fflush(stderr);
+  drawn_ = false;
+  if (tty_ && !running_.empty()) {
+    std::fprintf(out_, "%s", Status().c_str());
+    drawn_ = true;
+  }
+  std::fflush(out_);
 }
 
-void ProgressBoard::Redraw() {
-  const double elapsed =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-  // ETA from the fraction of the work done: finished trials count 1, running ones their
-  // fraction of steps.
-  double fraction = done_;
+double ProgressBoard::Eta() const {
+  // Running trials: their remaining steps at their own measured rate. Trials not started: the
+  // mean duration of the trials seen (finished, or running at their rate), spread over as many
+  // of them at a time as are running now.
+  double longest = 0, total_estimate = finished_seconds_;
+  int measured = finished_trained_;
+  for (const auto& [index, r] : running_) {
+    const double elapsed = std::chrono::duration<double>(r.last_time - r.first_time).count();
+    const int64_t steps = r.progress.step - r.first_step;
+    if (steps <= 0 || elapsed <= 0) return -1;
+    const double rate = steps / elapsed;
+    longest = std::max(longest, (r.progress.steps - r.progress.step) / rate);
+    total_estimate += r.progress.steps / rate;
+    ++measured;
+  }
+  const int pending = total_ - done_ - static_cast<int>(running_.size());
+  if (measured == 0) return -1;
+  const double per_trial = total_estimate / measured;
+  return longest + pending * per_trial / std::max<size_t>(running_.size(), 1);
+}
+
+std::string ProgressBoard::Status() const {
   std::string line = absl::StrFormat("%s[%d/%d done]", prefix_, done_, total_);
   for (const auto& [index, r] : running_) {
     const Progress& p = r.progress;
-    fraction += p.steps > 0 ? double(p.step) / p.steps : 0;
     absl::StrAppend(&line, absl::StrFormat(" %s %lld/%lld loss %.4g;", r.id.substr(0, 6),
                                            static_cast<long long>(p.step),
                                            static_cast<long long>(p.steps), p.loss));
   }
-  if (fraction > 0) {
-    absl::StrAppend(&line, absl::StrFormat(" ETA %.0fs", elapsed * (total_ - fraction) / fraction));
-  }
-  if (line.size() > 160) line = line.substr(0, 157) + "...";
-  std::fprintf(stderr, "\r\033[K%s", line.c_str());
-  std::fflush(stderr);
+  if (const double eta = Eta(); eta >= 0) absl::StrAppend(&line, absl::StrFormat(" ETA %.0fs", eta));
+  if (tty_ && line.size() > 160) line = line.substr(0, 157) + "...";
+  return line;
 }
 
 }  // namespace attnlab

@@ -1,10 +1,12 @@
 // Progress of a sweep on stderr. On a terminal, one status line redrawn in place: trials done
-// of total, each running trial's step and loss, and an ETA. Always, one line per finished
-// trial (all that shows when stderr is a file or a pipe).
+// of total, each running trial's step and loss, and an ETA; cleared before anything else is
+// printed. Otherwise (a log file, a pipe, a batch job), the same status as a line of its own
+// every `log_seconds`. Always, one line per finished trial.
 #ifndef ATTNLAB_EXPERIMENTS_PROGRESS_BOARD_H_
 #define ATTNLAB_EXPERIMENTS_PROGRESS_BOARD_H_
 
 #include <chrono>
+#include <cstdio>
 #include <map>
 #include <mutex>
 #include <string>
@@ -15,28 +17,41 @@ namespace attnlab {
 
 class ProgressBoard {
  public:
-  // `total`: trials in the whole sweep; `prefix` starts every line (e.g. "rank 1: ").
-  ProgressBoard(bool enabled, int total, std::string prefix);
+  // `total`: trials in the whole sweep; `prefix` starts every line (e.g. "rank 1: "); `out`:
+  // the stream (a terminal when isatty says so).
+  ProgressBoard(bool enabled, int total, std::string prefix, double log_seconds = 30,
+                std::FILE* out = stderr);
+  // Clears the terminal's status line.
+  ~ProgressBoard();
 
   void Update(int index, const std::string& id, const Progress& progress);
   // A finished (or reused, or failed) trial: its line, e.g. "done, loss 0.31 (2.1s)".
   void Finish(int index, const std::string& label, const std::string& what, double seconds);
 
  private:
-  void Redraw();  // with mutex_ held
+  using Clock = std::chrono::steady_clock;
+  std::string Status() const;  // with mutex_ held
+  double Eta() const;          // seconds, or < 0 when no rate is measured yet
 
   const bool enabled_, tty_;
   const int total_;
   const std::string prefix_;
-  const std::chrono::steady_clock::time_point start_;
+  const std::chrono::duration<double> log_interval_;
+  std::FILE* const out_;
   std::mutex mutex_;
   int done_ = 0;
+  int finished_trained_ = 0;      // finished trials that trained (not reused)
+  double finished_seconds_ = 0;   // their total time
   struct Running {
     std::string id;
     Progress progress;
+    Clock::time_point first_time;  // the first update: the rate is measured from there
+    int64_t first_step = 0;
+    Clock::time_point last_time;
   };
   std::map<int, Running> running_;
-  std::chrono::steady_clock::time_point last_draw_;
+  Clock::time_point last_draw_;
+  bool drawn_ = false;  // a status line is on the terminal
 };
 
 }  // namespace attnlab

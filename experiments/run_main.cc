@@ -41,6 +41,9 @@ ABSL_FLAG(int, threads, 0,
           "trials. 0: every core of this machine (under mpirun: the cores divided among the "
           "ranks on it).");
 ABSL_FLAG(bool, dry_run, false, "Only check the spec: parse it and build every trial.");
+ABSL_FLAG(double, progress_seconds, 30,
+          "When stderr is not a terminal (a log file, a batch job): a progress line every this "
+          "many seconds (> 0).");
 ABSL_FLAG(bool, list_plugins, false, "List the registered layer and loss plugins and exit.");
 
 namespace attnlab {
@@ -115,6 +118,10 @@ int Main(int argc, char** argv) {
     std::fprintf(stderr, "--threads=%d: must be >= 0\n", absl::GetFlag(FLAGS_threads));
     return 2;
   }
+  if (!(absl::GetFlag(FLAGS_progress_seconds) > 0)) {
+    std::fprintf(stderr, "--progress_seconds=%g: must be > 0\n", absl::GetFlag(FLAGS_progress_seconds));
+    return 2;
+  }
   std::string spec_path = ResolveUserPath(absl::GetFlag(FLAGS_spec));
   if (spec_path.empty()) spec_path = ResolveWorkspacePath(absl::GetFlag(FLAGS_default_spec));
   if (spec_path.empty()) {
@@ -150,6 +157,7 @@ int Main(int argc, char** argv) {
   options.threads = absl::GetFlag(FLAGS_threads) > 0 ? absl::GetFlag(FLAGS_threads) : DefaultThreads();
   options.cluster = &cluster;
   options.dry_run = absl::GetFlag(FLAGS_dry_run);
+  options.progress_seconds = absl::GetFlag(FLAGS_progress_seconds);
   options.out_dir = absl::GetFlag(FLAGS_out);
   if (options.out_dir.empty()) {
     const std::string name = !parsed->spec.store().empty() ? parsed->spec.store()

@@ -166,7 +166,7 @@ absl::StatusOr<ExperimentResult> RunExperiment(const ParsedSpec& parsed,
   std::vector<int> mine;
   for (int i = rank; i < total; i += ranks) mine.push_back(i);
   ProgressBoard board(options.progress, static_cast<int>(mine.size()),
-                      ranks > 1 ? absl::StrCat("rank ", rank, ": ") : "");
+                      ranks > 1 ? absl::StrCat("rank ", rank, ": ") : "", options.progress_seconds);
   std::vector<absl::Status> io_errors(total);
   std::vector<char> reused(total, 0), cancelled(total, 0);
   tbb::task_arena arena(options.threads);

@@ -28,8 +28,9 @@ struct RunOptions {
   const Cluster* cluster = nullptr;
   // Only check the spec: parse, expand the sweep and build every trial.
   bool dry_run = false;
-  // Progress on stderr.
+  // Progress on stderr; when stderr is not a terminal, a status line every progress_seconds.
   bool progress = true;
+  double progress_seconds = 30;
   // Asked before every step (may be empty): true stops the run; running trials write a
   // checkpoint, trials not started stay so, and RunExperiment returns Cancelled.
   std::function<bool()> stop;

@@ -239,7 +239,7 @@ class TypedTrialRunner : public TrialRunner {
         RETURN_IF_ERROR(EvaluateMetrics(step, /*training_forward=*/true, *batch, &result));
       }
       const auto now = std::chrono::steady_clock::now();
-      if (progress && (step == training.steps() || now - last_report > std::chrono::seconds(1))) {
+      if (progress && (step == training.steps() || now - last_report > std::chrono::milliseconds(250))) {
         progress({step, training.steps(), last_loss});
         last_report = now;
       }

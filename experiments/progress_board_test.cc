@@ -1,0 +1,54 @@
+#include "experiments/progress_board.h"
+
+#include <cstdio>
+#include <string>
+
+#include "gtest/gtest.h"
+
+namespace attnlab {
+namespace {
+
+std::string Contents(std::FILE* file) {
+  std::fflush(file);
+  std::rewind(file);
+  std::string text;
+  char buffer[4096];
+  size_t n;
+  while ((n = std::fread(buffer, 1, sizeof(buffer), file)) > 0) text.append(buffer, n);
+  return text;
+}
+
+// Not a terminal (a log file): status lines of their own, at most one per interval (here every
+// update), and the finished trials' lines; no terminal control sequences.
+TEST(ProgressBoardTest, LogFilesGetStatusLines) {
+  std::FILE* log = std::tmpfile();
+  ASSERT_NE(log, nullptr);
+  {
+    ProgressBoard board(true, 2, "", /*log_seconds=*/1e-9, log);
+    board.Update(0, "abcdef123456", {10, 100, 0.5});
+    board.Update(0, "abcdef123456", {20, 100, 0.25});
+    board.Finish(0, "abcdef123456 lr=1", "done, loss 0.1", 1.5);
+  }
+  const std::string text = Contents(log);
+  EXPECT_EQ(text.find('\r'), std::string::npos) << text;
+  EXPECT_EQ(text.rfind("[0/2 done] abcdef 10/100 loss 0.5;", 0), 0u) << text;
+  EXPECT_NE(text.find("\n[0/2 done] abcdef 20/100 loss 0.25;"), std::string::npos) << text;
+  EXPECT_NE(text.find("\n[1/2] abcdef123456 lr=1 done, loss 0.1 (1.50s)\n"), std::string::npos)
+      << text;
+  std::fclose(log);
+}
+
+TEST(ProgressBoardTest, LogLinesWaitForTheInterval) {
+  std::FILE* log = std::tmpfile();
+  ASSERT_NE(log, nullptr);
+  {
+    ProgressBoard board(true, 1, "rank 1: ", /*log_seconds=*/3600, log);
+    board.Update(0, "abcdef123456", {10, 100, 0.5});  // within the first hour: nothing
+    board.Finish(0, "abcdef123456", "done", 2);
+  }
+  EXPECT_EQ(Contents(log), "rank 1: [1/1] abcdef123456 done (2.00s)\n");
+  std::fclose(log);
+}
+
+}  // namespace
+}  // namespace attnlab
