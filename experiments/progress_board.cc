@@ -10,14 +10,15 @@
 namespace attnlab {
 
 ProgressBoard::ProgressBoard(bool enabled, int total, std::string prefix, double log_seconds,
-                             std::FILE* out)
+                             std::FILE* out, std::function<Clock::time_point()> now)
     : enabled_(enabled),
       tty_(enabled && isatty(fileno(out))),
       total_(total),
       prefix_(std::move(prefix)),
       log_interval_(log_seconds),
       out_(out),
-      last_draw_(Clock::now()) {}
+      now_(std::move(now)),
+      last_draw_(now_()) {}
 
 ProgressBoard::~ProgressBoard() {
   if (drawn_) std::fprintf(out_, "\r\033[K");
@@ -27,7 +28,7 @@ ProgressBoard::~ProgressBoard() {
 void ProgressBoard::Update(int index, const std::string& id, const Progress& progress) {
   if (!enabled_) return;
   std::lock_guard<std::mutex> lock(mutex_);
-  const auto now = Clock::now();
+  const auto now = now_();
   auto [it, fresh] = running_.try_emplace(index);
   Running& r = it->second;
   if (fresh) {

@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <string>
@@ -19,8 +20,11 @@ class ProgressBoard {
  public:
   // `total`: trials in the whole sweep; `prefix` starts every line (e.g. "rank 1: "); `out`:
   // the stream (a terminal when isatty says so).
+  // `now`: the clock (tests pass their own).
   ProgressBoard(bool enabled, int total, std::string prefix, double log_seconds = 30,
-                std::FILE* out = stderr);
+                std::FILE* out = stderr,
+                std::function<std::chrono::steady_clock::time_point()> now =
+                    std::chrono::steady_clock::now);
   // Clears the terminal's status line.
   ~ProgressBoard();
 
@@ -38,6 +42,7 @@ class ProgressBoard {
   const std::string prefix_;
   const std::chrono::duration<double> log_interval_;
   std::FILE* const out_;
+  const std::function<Clock::time_point()> now_;
   std::mutex mutex_;
   int done_ = 0;
   int finished_trained_ = 0;      // finished trials that trained (not reused)

@@ -50,5 +50,28 @@ TEST(ProgressBoardTest, LogLinesWaitForTheInterval) {
   std::fclose(log);
 }
 
+// The ETA from measured rates: a trial at 100 steps/s with 800 of 1,000 steps left needs 8 s;
+// two trials not started, at the 10 s a trial takes, spread over the 2 running side by side:
+// 10 s more.
+TEST(ProgressBoardTest, EtaFromMeasuredRates) {
+  std::FILE* log = std::tmpfile();
+  ASSERT_NE(log, nullptr);
+  std::chrono::steady_clock::time_point now;
+  {
+    ProgressBoard board(true, 4, "", 1e-9, log, [&] { return now; });
+    board.Update(0, "aaaaaa", {0, 1000, 1});
+    board.Update(1, "bbbbbb", {0, 1000, 1});
+    now += std::chrono::seconds(2);
+    board.Update(0, "aaaaaa", {200, 1000, 1});
+    now += std::chrono::milliseconds(1);  // past the (tiny) interval between lines
+    board.Update(1, "bbbbbb", {200, 1000, 1});
+  }
+  const std::string text = Contents(log);
+  EXPECT_NE(text.find("[0/4 done] aaaaaa 200/1000 loss 1; bbbbbb 200/1000 loss 1; ETA 18s\n"),
+            std::string::npos)
+      << text;
+  std::fclose(log);
+}
+
 }  // namespace
 }  // namespace attnlab
