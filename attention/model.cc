@@ -8,10 +8,10 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "attention/attention_layer.h"
-#include "attention/cuda/device.h"
-#include "attention/field_error.h"
+#include "attention/kernels/cuda/device.h"
+#include "attention/base/field_error.h"
 #include "attention/plugin_registry.h"
-#include "attention/status_macros.h"
+#include "attention/base/status_macros.h"
 
 namespace attnlab {
 

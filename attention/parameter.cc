@@ -1,7 +1,7 @@
 #include "attention/parameter.h"
 
 #include "absl/strings/str_cat.h"
-#include "attention/field_error.h"
+#include "attention/base/field_error.h"
 
 namespace attnlab {
 

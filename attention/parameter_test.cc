@@ -1,6 +1,6 @@
 #include "attention/parameter.h"
 
-#include "attention/field_error.h"
+#include "attention/base/field_error.h"
 #include "gtest/gtest.h"
 
 namespace attnlab {

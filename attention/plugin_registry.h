@@ -15,7 +15,7 @@
 #include "attention/loss.h"
 #include "attention/regularizer.h"
 #include "attention/registry.h"
-#include "attention/status_macros.h"
+#include "attention/base/status_macros.h"
 
 namespace attnlab {
 

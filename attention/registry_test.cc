@@ -1,6 +1,6 @@
 #include "attention/registry.h"
 
-#include "attention/field_error.h"
+#include "attention/base/field_error.h"
 #include "attention/plugin_registry.h"
 #include "google/protobuf/duration.pb.h"
 #include "google/protobuf/timestamp.pb.h"

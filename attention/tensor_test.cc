@@ -3,7 +3,7 @@
 #include <cmath>
 #include <limits>
 
-#include "attention/softmax.h"
+#include "attention/kernels/softmax.h"
 #include "gtest/gtest.h"
 
 namespace attnlab {

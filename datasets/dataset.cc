@@ -4,7 +4,7 @@
 #include <numeric>
 #include <vector>
 
-#include "attention/field_error.h"
+#include "attention/base/field_error.h"
 #include "datasets/image_classification.h"
 #include "datasets/sparse_selection.h"
 #include "datasets/token_sequences.h"

@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
-#include "attention/field_error.h"
+#include "attention/base/field_error.h"
 #include "datasets/data_path.h"
 
 namespace attnlab {

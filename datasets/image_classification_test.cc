@@ -4,7 +4,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "attention/field_error.h"
+#include "attention/base/field_error.h"
 #include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
 #include "zlib.h"

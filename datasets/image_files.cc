@@ -5,7 +5,7 @@
 #include <fstream>
 
 #include "absl/strings/str_cat.h"
-#include "attention/field_error.h"
+#include "attention/base/field_error.h"
 #include "datasets/data_path.h"
 #include "zlib.h"
 

@@ -4,8 +4,8 @@
 #include <numeric>
 
 #include "absl/strings/str_cat.h"
-#include "attention/field_error.h"
-#include "attention/gaussian.h"
+#include "attention/base/field_error.h"
+#include "attention/kernels/gaussian.h"
 
 namespace attnlab {
 

@@ -3,7 +3,7 @@
 #include <random>
 
 #include "absl/strings/str_cat.h"
-#include "attention/field_error.h"
+#include "attention/base/field_error.h"
 #include "datasets/fixed_dataset.h"
 
 namespace attnlab {

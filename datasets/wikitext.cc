@@ -8,7 +8,7 @@
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
-#include "attention/field_error.h"
+#include "attention/base/field_error.h"
 #include "datasets/data_path.h"
 #include "datasets/fixed_dataset.h"
 

@@ -2,7 +2,7 @@
 
 #include <filesystem>
 
-#include "attention/field_error.h"
+#include "attention/base/field_error.h"
 #include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
 

@@ -8,7 +8,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "absl/strings/ascii.h"
-#include "attention/status_macros.h"
+#include "attention/base/status_macros.h"
 #include "experiments/first_parse_error.h"
 #include "experiments/text_nesting.h"
 #include "google/protobuf/descriptor.h"

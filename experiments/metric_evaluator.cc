@@ -7,10 +7,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "attention/attention_layer.h"
-#include "attention/field_error.h"
-#include "attention/metrics.h"
-#include "attention/robustness.h"
-#include "attention/status_macros.h"
+#include "attention/base/field_error.h"
+#include "attention/analysis/metrics.h"
+#include "attention/analysis/robustness.h"
+#include "attention/base/status_macros.h"
 #include "solvers/att_svm.h"
 
 namespace attnlab {

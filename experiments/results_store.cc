@@ -15,7 +15,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
-#include "experiments/files.h"
+#include "attention/base/files.h"
 #include "experiments/npy.h"
 #include "experiments/spec_loader.h"
 

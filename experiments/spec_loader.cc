@@ -7,7 +7,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "attention/field_error.h"
+#include "attention/base/field_error.h"
 #include "experiments/field_path.h"
 #include "experiments/first_parse_error.h"
 #include "experiments/text_nesting.h"

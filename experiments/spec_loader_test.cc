@@ -1,6 +1,6 @@
 #include "experiments/spec_loader.h"
 
-#include "attention/field_error.h"
+#include "attention/base/field_error.h"
 #include "gtest/gtest.h"
 
 namespace attnlab {

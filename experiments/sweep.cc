@@ -6,9 +6,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "attention/field_error.h"
+#include "attention/base/field_error.h"
 #include "experiments/field_path.h"
-#include "experiments/files.h"
+#include "attention/base/files.h"
 #include "experiments/spec_loader.h"
 #include "google/protobuf/text_format.h"
 

@@ -2,7 +2,7 @@
 
 #include <set>
 
-#include "attention/field_error.h"
+#include "attention/base/field_error.h"
 #include "experiments/spec_loader.h"
 #include "gtest/gtest.h"
 

@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "attention/status_macros.h"
+#include "attention/base/status_macros.h"
 
 namespace attnlab {
 

@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
-#include "attention/status_macros.h"
+#include "attention/base/status_macros.h"
 #include "solvers/nnls.h"
 
 namespace attnlab {

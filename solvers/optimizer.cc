@@ -3,8 +3,8 @@
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
-#include "attention/field_error.h"
-#include "attention/status_macros.h"
+#include "attention/base/field_error.h"
+#include "attention/base/status_macros.h"
 #include "solvers/adam.h"
 #include "solvers/normalized_gd.h"
 #include "solvers/schedule.h"

@@ -9,7 +9,7 @@
 
 #include "absl/status/statusor.h"
 #include "attention/parameter.h"
-#include "attention/state_io.h"
+#include "attention/base/state_io.h"
 #include "solvers/optimizer.pb.h"
 
 namespace attnlab {

@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "attention/field_error.h"
+#include "attention/base/field_error.h"
 #include "gtest/gtest.h"
 #include "solvers/schedule.h"
 

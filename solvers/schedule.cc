@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "attention/field_error.h"
+#include "attention/base/field_error.h"
 
 namespace attnlab {
 

@@ -1,6 +1,6 @@
 #include "plugins/embedding/embedding.h"
 
-#include "attention/field_error.h"
+#include "attention/base/field_error.h"
 #include "attention/gradient_check.h"
 #include "gtest/gtest.h"
 

@@ -4,12 +4,12 @@
 
 #include "absl/strings/str_cat.h"
 #include "unsupported/Eigen/SpecialFunctions"
-#include "attention/field_error.h"
-#include "attention/packet.h"
-#include "attention/parallel.h"
-#include "attention/parallel_product.h"
+#include "attention/base/field_error.h"
+#include "attention/kernels/packet.h"
+#include "attention/kernels/parallel.h"
+#include "attention/kernels/parallel_product.h"
 #include "attention/plugin_registry.h"
-#include "attention/status_macros.h"
+#include "attention/base/status_macros.h"
 
 namespace attnlab {
 namespace {

@@ -6,7 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "attention/loss.h"
 #include "attention/plugin_registry.h"
-#include "attention/softmax.h"
+#include "attention/kernels/softmax.h"
 
 namespace attnlab {
 namespace {

@@ -1,6 +1,6 @@
 // Penalties on query-key matrices (config: regularizers.proto), each with its exact gradient.
 #include "absl/status/statusor.h"
-#include "attention/field_error.h"
+#include "attention/base/field_error.h"
 #include "attention/plugin_registry.h"
 #include "plugins/regularizers/regularizers.pb.h"
 

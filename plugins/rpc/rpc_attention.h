@@ -7,7 +7,7 @@
 
 #include "absl/status/statusor.h"
 #include "attention/attention_layer.h"
-#include "attention/per_thread.h"
+#include "attention/kernels/per_thread.h"
 #include "plugins/rpc/rpc_attention.pb.h"
 
 namespace attnlab {

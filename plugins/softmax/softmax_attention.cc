@@ -6,13 +6,13 @@
 #include <type_traits>
 
 #include "absl/strings/str_cat.h"
-#include "attention/field_error.h"
-#include "attention/parallel.h"
-#include "attention/parallel_product.h"
+#include "attention/base/field_error.h"
+#include "attention/kernels/parallel.h"
+#include "attention/kernels/parallel_product.h"
 #include "attention/plugin_registry.h"
-#include "attention/softmax.h"
-#include "attention/status_macros.h"
-#include "plugins/softmax/token_passes.h"
+#include "attention/kernels/softmax.h"
+#include "attention/base/status_macros.h"
+#include "attention/kernels/token_passes.h"
 
 namespace attnlab {
 

@@ -8,7 +8,7 @@
 
 #include "absl/status/statusor.h"
 #include "attention/attention_layer.h"
-#include "attention/cuda/gpu_attention.h"
+#include "attention/kernels/cuda/gpu_attention.h"
 #include "plugins/softmax/softmax_attention.pb.h"
 
 namespace attnlab {

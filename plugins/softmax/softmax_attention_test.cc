@@ -2,8 +2,8 @@
 
 #include <cmath>
 
-#include "attention/cuda/device.h"
-#include "attention/field_error.h"
+#include "attention/kernels/cuda/device.h"
+#include "attention/base/field_error.h"
 #include "attention/gradient_check.h"
 #include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"

@@ -3,14 +3,14 @@
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
-#include "attention/field_error.h"
-#include "attention/gaussian.h"
-#include "attention/parallel.h"
-#include "attention/parallel_product.h"
+#include "attention/base/field_error.h"
+#include "attention/kernels/gaussian.h"
+#include "attention/kernels/parallel.h"
+#include "attention/kernels/parallel_product.h"
 #include "attention/plugin_registry.h"
-#include "attention/softmax.h"
-#include "attention/weighted_row_sum.h"
-#include "attention/status_macros.h"
+#include "attention/kernels/softmax.h"
+#include "attention/kernels/weighted_row_sum.h"
+#include "attention/base/status_macros.h"
 
 namespace attnlab {
 

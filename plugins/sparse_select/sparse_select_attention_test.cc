@@ -5,7 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 
-#include "attention/field_error.h"
+#include "attention/base/field_error.h"
 #include "attention/gradient_check.h"
 #include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"

@@ -1,9 +1,9 @@
 #include "plugins/transformer_block/transformer_block.h"
 
 #include "absl/strings/str_cat.h"
-#include "attention/field_error.h"
+#include "attention/base/field_error.h"
 #include "attention/plugin_registry.h"
-#include "attention/status_macros.h"
+#include "attention/base/status_macros.h"
 #include "plugins/fc_net/fc_net.h"
 #include "plugins/layer_norm/layer_norm.h"
 

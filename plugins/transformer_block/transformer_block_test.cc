@@ -1,6 +1,6 @@
 #include "plugins/transformer_block/transformer_block.h"
 
-#include "attention/field_error.h"
+#include "attention/base/field_error.h"
 #include "attention/gradient_check.h"
 #include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"

@@ -3,9 +3,9 @@
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
-#include "attention/field_error.h"
+#include "attention/base/field_error.h"
 #include "attention/plugin_registry.h"
-#include "attention/status_macros.h"
+#include "attention/base/status_macros.h"
 
 namespace attnlab {
 

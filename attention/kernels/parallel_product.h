@@ -1,0 +1,122 @@
+// out = lhs * rhs on the ExecContext's threads, split into blocks of fixed size (128 columns,
+// or 256 rows when the output is narrow): every block is the same product whatever the thread
+// count, so the result is bit-identical with 1 or N threads (Eigen's own threaded GEMM picks
+// its blocking by thread count). Each block is a Product (attention/product.h). ParallelAffine
+// adds a bias row as well.
+#ifndef ATTNLAB_ATTENTION_KERNELS_PARALLEL_PRODUCT_H_
+#define ATTNLAB_ATTENTION_KERNELS_PARALLEL_PRODUCT_H_
+
+#include <algorithm>
+
+#include "attention/exec_context.h"
+#include "attention/kernels/parallel.h"
+#include "attention/kernels/product.h"
+
+namespace attnlab {
+
+namespace parallel_product_internal {
+
+// out (+)= lhs * rhs, plus `bias` (out.cols() entries, or null) in every row, plus `addend`
+// (null, or out's shape with row stride ld_addend; not with accumulate).
+template <typename L, typename R, typename O, typename T>
+void Blocks(ExecContext& ctx, const L& lhs, const R& rhs, O& out, bool accumulate, const T* bias,
+            const T* addend = nullptr, int64_t ld_addend = 0) {
+  constexpr int kColumns = 128, kRows = 256;
+  const int cols = static_cast<int>(rhs.cols()), rows = static_cast<int>(lhs.rows());
+  if constexpr (product_internal::CopiedRhs<R>()) {
+    // A transposed weight matrix is copied row-major once here, not once per block.
+    using Buffer = product_internal::ThreadBuffer<T, 1>;
+    Buffer& buffer = Buffer::Get();
+    if (rows > kRows && cols < 2 * kColumns && rhs.size() <= product_internal::kMaxCopiedRhs &&
+        !buffer.in_use) {
+      const auto copy = product_internal::PaddedCopy(rhs, buffer.values);
+      buffer.in_use = true;
+      Blocks(ctx, lhs, copy.leftCols(cols), out, accumulate, bias, addend, ld_addend);
+      buffer.in_use = false;
+      return;
+    }
+  }
+  // The bias is added as each block is written (TiledProduct's bias), not in a pass of its own.
+  auto block_product = [&](const auto& lhs_block, const auto& rhs_block, auto&& out_block,
+                           int row, int col) {
+    Product(lhs_block, rhs_block, out_block, accumulate, T(1),
+            bias == nullptr ? nullptr : bias + col,
+            addend == nullptr ? nullptr : addend + row * ld_addend + col, ld_addend);
+  };
+  if (cols >= 2 * kColumns) {
+    const int blocks = (cols + kColumns - 1) / kColumns;
+    ParallelFor(ctx, blocks, [&](int begin, int end) {
+      for (int block = begin; block < end; ++block) {
+        const int col = block * kColumns, width = std::min(kColumns, cols - col);
+        block_product(lhs, rhs.middleCols(col, width), out.middleCols(col, width), 0, col);
+      }
+    });
+    return;
+  }
+  const int blocks = (rows + kRows - 1) / kRows;
+  ParallelFor(ctx, blocks, [&](int begin, int end) {
+    for (int block = begin; block < end; ++block) {
+      const int row = block * kRows, height = std::min(kRows, rows - row);
+      block_product(lhs.middleRows(row, height), rhs, out.middleRows(row, height), row, 0);
+    }
+  });
+}
+
+}  // namespace parallel_product_internal
+
+// With accumulate, out += lhs * rhs.
+template <typename L, typename R, typename O>
+void ParallelProduct(ExecContext& ctx, const L& lhs, const R& rhs, O&& out,
+                     bool accumulate = false) {
+  using T = typename std::decay_t<O>::Scalar;
+  parallel_product_internal::Blocks(ctx, lhs, rhs, out, accumulate, static_cast<const T*>(nullptr));
+}
+
+// out = lhs * rhs + bias in every row: a layer's affine map of its tokens, in one pass over
+// out. bias is a row-major 1 x out.cols() matrix (a bias parameter's value).
+template <typename L, typename R, typename B, typename O>
+void ParallelAffine(ExecContext& ctx, const L& lhs, const R& rhs, const B& bias, O&& out) {
+  eigen_assert(bias.size() == rhs.cols() && bias.innerStride() == 1);
+  parallel_product_internal::Blocks(ctx, lhs, rhs, out, /*accumulate=*/false, bias.data());
+}
+
+// out = residual + lhs * rhs (+ bias in every row, unless null): an affine map's output added to
+// a residual connection in the same pass. residual has out's shape, row-major (it may be out).
+template <typename L, typename R, typename D, typename O>
+void ParallelAffineAdd(ExecContext& ctx, const L& lhs, const R& rhs,
+                       const typename std::decay_t<O>::Scalar* bias, const D& residual, O&& out) {
+  eigen_assert(residual.rows() == out.rows() && residual.cols() == out.cols() &&
+               product_internal::RowMajorView<D>());
+  parallel_product_internal::Blocks(ctx, lhs, rhs, out, /*accumulate=*/false, bias,
+                                    residual.data(), int64_t(residual.outerStride()));
+}
+
+// out = a^T b, a and b holding one token per row, and, unless null, *a_sums and *b_sums = the
+// column sums of a and b (1 x cols): a layer's weight and bias gradients from its input and
+// output gradient. The tokens go in fixed chunks, each summed right after the product has read
+// it, while it is in cache (a separate sum reads the whole gradient again from memory).
+template <typename A, typename B, typename O>
+void TokenProducts(ExecContext& ctx, const A& a, const B& b, O&& out,
+                   Matrix<typename std::decay_t<O>::Scalar>* a_sums,
+                   Matrix<typename std::decay_t<O>::Scalar>* b_sums) {
+  constexpr int kTokens = 256;
+  const int tokens = static_cast<int>(a.rows());
+  eigen_assert(b.rows() == tokens);
+  if (a_sums != nullptr) a_sums->setZero(1, a.cols());
+  if (b_sums != nullptr) b_sums->setZero(1, b.cols());
+  if (tokens == 0) out.setZero();
+  for (int row = 0; row < tokens; row += kTokens) {
+    const int count = std::min(kTokens, tokens - row);
+    const auto a_chunk = a.middleRows(row, count);
+    const auto b_chunk = b.middleRows(row, count);
+    ParallelProduct(ctx, a_chunk.transpose(), b_chunk, out, /*accumulate=*/row > 0);
+    for (int i = 0; i < count; ++i) {
+      if (a_sums != nullptr) *a_sums += a_chunk.row(i);
+      if (b_sums != nullptr) *b_sums += b_chunk.row(i);
+    }
+  }
+}
+
+}  // namespace attnlab
+
+#endif  // ATTNLAB_ATTENTION_KERNELS_PARALLEL_PRODUCT_H_

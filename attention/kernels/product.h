@@ -1,0 +1,130 @@
+// out (+)= alpha lhs rhs on the calling thread, for any Eigen operands: TiledProduct where they
+// are views of memory with unit stride (op(lhs) and a row-major rhs are read in place, a small
+// transposed rhs is copied row-major), Eigen's GEMM for everything else.
+#ifndef ATTNLAB_ATTENTION_KERNELS_PRODUCT_H_
+#define ATTNLAB_ATTENTION_KERNELS_PRODUCT_H_
+
+#include <cstdint>
+#include <type_traits>
+#include <vector>
+
+#include "Eigen/Core"
+#include "attention/kernels/packet.h"
+#include "attention/tensor.h"
+#include "attention/kernels/tiled_product.h"
+
+namespace attnlab {
+namespace product_internal {
+
+// Whether X is a view of memory with unit stride along its rows (row-major) or its columns.
+template <typename X>
+constexpr bool UnitStride() {
+  using Traits = Eigen::internal::traits<std::decay_t<X>>;
+  return (int(Traits::Flags) & Eigen::DirectAccessBit) && Traits::InnerStrideAtCompileTime == 1;
+}
+template <typename X>
+constexpr bool RowMajorView() {
+  return UnitStride<X>() && std::decay_t<X>::IsRowMajor;
+}
+
+// A column-major rhs (a transposed weight matrix or head block) up to this size is copied
+// row-major: 64 x 64 is 4,096 moves against a ViT block's 256 x 64 x 64 multiply-adds. Larger
+// ones (the LM's transposed vocabulary matrix) stay with Eigen.
+constexpr int64_t kMaxCopiedRhs = 1 << 16;
+
+// A buffer per thread and per use (kSlot), grown to the largest copy and then reused: no
+// allocation from step to step, whatever the mix of shapes. in_use is for a user that waits
+// while others read it: a thread waiting for TBB tasks may run another trial's task meanwhile.
+template <typename T, int kSlot>
+struct ThreadBuffer {
+  static ThreadBuffer& Get() {
+    thread_local ThreadBuffer buffer;
+    return buffer;
+  }
+  std::vector<T> values;
+  bool in_use = false;
+};
+
+// rhs copied row-major into `buffer`, its rows padded with zeros to whole packets as
+// TiledProduct reads them.
+template <typename R, typename T = typename R::Scalar>
+Eigen::Map<Matrix<T>> PaddedCopy(const R& rhs, std::vector<T>& buffer) {
+  const int64_t padded = PaddedColumns<T>(rhs.cols());
+  if (buffer.size() < size_t(rhs.rows() * padded)) buffer.resize(rhs.rows() * padded);
+  Eigen::Map<Matrix<T>> copy(buffer.data(), rhs.rows(), padded);
+  copy.leftCols(rhs.cols()) = rhs;
+  copy.rightCols(padded - rhs.cols()).setZero();
+  return copy;
+}
+
+// Whether Product copies rhs (when it has at most kMaxCopiedRhs entries).
+template <typename R>
+constexpr bool CopiedRhs() {
+  return UnitStride<R>() && !RowMajorView<R>();
+}
+
+template <typename L, typename R, typename O, typename T>
+void EigenProduct(const L& lhs, const R& rhs, O& out, bool accumulate, T alpha, const T* bias,
+                  const T* addend, int64_t ld_addend) {
+  if (addend != nullptr) {
+    out = Eigen::Map<const Matrix<T>, 0, Eigen::OuterStride<>>(addend, out.rows(), out.cols(),
+                                                               Eigen::OuterStride<>(ld_addend));
+  } else if (!accumulate) {
+    out.setZero();
+  }
+  out.noalias() += alpha * lhs * rhs;
+  if (bias != nullptr) {
+    out.rowwise() += Eigen::Map<const Eigen::Matrix<T, 1, Eigen::Dynamic>>(bias, out.cols());
+  }
+}
+
+}  // namespace product_internal
+
+// With a bias (out.cols() entries), also adds it to every row of out; with an addend (a matrix
+// of out's shape, row-major with row stride ld_addend; not with accumulate), out = addend +
+// alpha lhs rhs.
+template <typename L, typename R, typename O>
+void Product(const L& lhs, const R& rhs, O&& out, bool accumulate,
+             typename std::decay_t<O>::Scalar alpha = 1,
+             const typename std::decay_t<O>::Scalar* bias = nullptr,
+             const typename std::decay_t<O>::Scalar* addend = nullptr, int64_t ld_addend = 0) {
+  using namespace product_internal;
+  using T = typename std::decay_t<O>::Scalar;
+  if constexpr (UnitStride<L>() && UnitStride<R>() && RowMajorView<O>()) {
+    constexpr bool kRhsRowMajor = RowMajorView<R>();
+    if (out.size() > 0 && lhs.cols() > 0 && (kRhsRowMajor || rhs.size() <= kMaxCopiedRhs)) {
+      const int rows = int(out.rows()), cols = int(out.cols()), depth = int(lhs.cols());
+      const bool lhs_row_major = std::decay_t<L>::IsRowMajor;
+      const int64_t a_row = lhs_row_major ? lhs.outerStride() : 1;
+      const int64_t a_col = lhs_row_major ? 1 : lhs.outerStride();
+      if (!kRhsRowMajor) {
+        const auto copy = PaddedCopy(rhs, ThreadBuffer<T, 0>::Get().values);
+        TiledProduct<T>(rows, cols, depth, alpha, lhs.data(), a_row, a_col, copy.data(),
+                        copy.cols(), out.data(), out.outerStride(), accumulate, bias, addend,
+                        ld_addend);
+        return;
+      }
+      // A row-major rhs is read in place, but for the columns past its last whole packet
+      // (which it may not have memory for).
+      const int full = cols - cols % kPacketSize<T>;
+      if (full > 0) {
+        TiledProduct<T>(rows, full, depth, alpha, lhs.data(), a_row, a_col, rhs.data(),
+                        rhs.outerStride(), out.data(), out.outerStride(), accumulate, bias,
+                        addend, ld_addend);
+      }
+      if (full < cols) {
+        const auto copy = PaddedCopy(rhs.rightCols(cols - full), ThreadBuffer<T, 0>::Get().values);
+        TiledProduct<T>(rows, cols - full, depth, alpha, lhs.data(), a_row, a_col, copy.data(),
+                        copy.cols(), out.data() + full, out.outerStride(), accumulate,
+                        bias == nullptr ? nullptr : bias + full,
+                        addend == nullptr ? nullptr : addend + full, ld_addend);
+      }
+      return;
+    }
+  }
+  EigenProduct(lhs, rhs, out, accumulate, alpha, bias, addend, ld_addend);
+}
+
+}  // namespace attnlab
+
+#endif  // ATTNLAB_ATTENTION_KERNELS_PRODUCT_H_

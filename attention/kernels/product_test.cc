@@ -1,0 +1,91 @@
+// Product against Eigen's product on every path it takes: row-major and transposed lhs (a
+// head's A^T), row-major and transposed rhs (K^T, small enough to copy, and too large to),
+// outputs with and without columns past the last whole packet, strided blocks of wider matrices
+// (a head's K inside the layer's keys), alpha, overwrite and +=, with and without a bias row.
+#include "attention/kernels/product.h"
+
+#include "gtest/gtest.h"
+
+namespace attnlab {
+namespace {
+
+struct Case {
+  int rows, depth, cols;
+};
+
+template <typename T>
+void Check(const Case& shape, bool lhs_transposed, bool rhs_transposed, bool accumulate,
+           bool with_bias, double tolerance) {
+  SCOPED_TRACE(testing::Message() << shape.rows << " x " << shape.depth << " by " << shape.depth
+                                  << " x " << shape.cols << (lhs_transposed ? ", lhs^T" : "")
+                                  << (rhs_transposed ? ", rhs^T" : "")
+                                  << (accumulate ? ", +=" : "") << (with_bias ? ", bias" : ""));
+  // Every operand a block of a wider matrix, as a head's blocks are.
+  const Matrix<T> a_wide = Matrix<T>::Random(shape.rows + 1, shape.depth + 3);
+  const Matrix<T> r_wide = Matrix<T>::Random(shape.depth + 2, shape.cols + 5);
+  const Matrix<T> a_t_wide = a_wide.transpose(), r_t_wide = r_wide.transpose();
+  const auto a = a_wide.block(1, 2, shape.rows, shape.depth);
+  const auto r = r_wide.block(2, 1, shape.depth, shape.cols);
+  const auto a_t = a_t_wide.block(2, 1, shape.depth, shape.rows);
+  const auto r_t = r_t_wide.block(1, 2, shape.cols, shape.depth);
+  Matrix<T> out_wide = Matrix<T>::Random(shape.rows + 2, shape.cols + 7);
+  const Matrix<T> before = out_wide;
+  const T alpha = T(-0.75);
+  Matrix<T> want = out_wide.block(1, 3, shape.rows, shape.cols);
+  if (!accumulate) want.setZero();
+  want.noalias() += alpha * a * r;
+  const Matrix<T> bias_row = Matrix<T>::Random(1, shape.cols);
+  const T* bias = with_bias ? bias_row.data() : nullptr;
+  if (with_bias) want.rowwise() += bias_row.row(0);
+  auto out = out_wide.block(1, 3, shape.rows, shape.cols);
+  if (lhs_transposed && rhs_transposed) {
+    Product(a_t.transpose(), r_t.transpose(), out, accumulate, alpha, bias);
+  } else if (lhs_transposed) {
+    Product(a_t.transpose(), r, out, accumulate, alpha, bias);
+  } else if (rhs_transposed) {
+    Product(a, r_t.transpose(), out, accumulate, alpha, bias);
+  } else {
+    Product(a, r, out, accumulate, alpha, bias);
+  }
+  EXPECT_LE((out - want).cwiseAbs().maxCoeff(), tolerance * (1 + want.cwiseAbs().maxCoeff()));
+  // Nothing outside the output block is touched.
+  out_wide.block(1, 3, shape.rows, shape.cols) = before.block(1, 3, shape.rows, shape.cols);
+  EXPECT_EQ(out_wide, before);
+}
+
+template <typename T>
+void CheckAll(double tolerance) {
+  // A head (50 x 16 by 16 x 50, 50 x 50 by 50 x 16), whole packets only, columns past the last
+  // packet, depth across TiledProduct's chunks, a transposed rhs too large to copy (Eigen).
+  for (const Case& shape : {Case{50, 16, 50}, Case{50, 50, 16}, Case{1, 1, 1}, Case{9, 7, 3},
+                            Case{33, 300, 32}, Case{300, 40, 21}, Case{10, 70, 1000}}) {
+    for (bool lhs_transposed : {false, true}) {
+      for (bool rhs_transposed : {false, true}) {
+        for (bool accumulate : {false, true}) {
+          for (bool with_bias : {false, true}) {
+            Check<T>(shape, lhs_transposed, rhs_transposed, accumulate, with_bias, tolerance);
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(ProductTest, MatchesEigenInFloat) { CheckAll<float>(1e-5); }
+TEST(ProductTest, MatchesEigenInDouble) { CheckAll<double>(1e-13); }
+
+TEST(ProductTest, ByHandWithAColumnTail) {
+  // 2 x 2 by 2 x 17: one whole packet of floats and one column past it.
+  Matrix<float> a(2, 2), b(2, 17), out = Matrix<float>::Ones(2, 17);
+  a << 1, 2, 3, 4;
+  b.row(0).setConstant(1);
+  b.row(1).setLinSpaced(17, 0, 16);
+  Product(a, b, out, /*accumulate=*/true, 2.0f);
+  for (int j = 0; j < 17; ++j) {
+    EXPECT_EQ(out(0, j), 1 + 2 * (1 + 2 * j));
+    EXPECT_EQ(out(1, j), 1 + 2 * (3 + 4 * j));
+  }
+}
+
+}  // namespace
+}  // namespace attnlab

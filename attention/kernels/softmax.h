@@ -1,0 +1,156 @@
+// Numerically stable softmax over rows, and its backward. Masked scores are -infinity (their
+// probability is exactly 0); every row needs at least one finite score.
+#ifndef ATTNLAB_ATTENTION_KERNELS_SOFTMAX_H_
+#define ATTNLAB_ATTENTION_KERNELS_SOFTMAX_H_
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "Eigen/Core"
+#include "attention/kernels/packet.h"
+
+namespace attnlab {
+namespace softmax_internal {
+
+// Whether D's rows are contiguous in memory, so that the row kernels below can take them as
+// pointers. (Eigen's own loops over a row peel scalars until the row is aligned and finish
+// with scalars: with rows of 50 floats about a third of the exponentials were scalar libm
+// calls. The kernels below use unaligned packets throughout and one padded packet for the
+// tail.)
+template <typename D>
+constexpr bool ContiguousRows() {
+  return (int(Eigen::internal::traits<D>::Flags) & Eigen::DirectAccessBit) && D::IsRowMajor &&
+         D::InnerStrideAtCompileTime == 1;
+}
+
+// exp(x), exactly 0 for x = -infinity (Eigen's packet exp clamps its input).
+template <typename T>
+EIGEN_ALWAYS_INLINE Packet<T> Exp(const Packet<T>& x) {
+  using namespace Eigen::internal;
+  const Packet<T> minus_inf = pset1<Packet<T>>(-std::numeric_limits<T>::infinity());
+  return pselect(pcmp_eq(x, minus_inf), pset1<Packet<T>>(T(0)), pexp(x));
+}
+
+// y = softmax(x) over n entries; y may be x.
+template <typename T>
+void SoftmaxRow(const T* x, int n, T* y) {
+  using namespace Eigen::internal;
+  using P = Packet<T>;
+  constexpr int L = kPacketSize<T>;
+  constexpr T kMinusInf = -std::numeric_limits<T>::infinity();
+  const int full = n - n % L, tail = n - full;
+  P packet_max = pset1<P>(kMinusInf);
+  for (int k = 0; k < full; k += L) packet_max = pmax(packet_max, ploadu<P>(x + k));
+  if (tail > 0) packet_max = pmax(packet_max, LoadTail(x + full, tail, kMinusInf));
+  const P shift = pset1<P>(predux_max(packet_max));
+  P packet_sum = pset1<P>(T(0));
+  for (int k = 0; k < full; k += L) {
+    const P e = Exp<T>(psub(ploadu<P>(x + k), shift));
+    pstoreu(y + k, e);
+    packet_sum = padd(packet_sum, e);
+  }
+  P tail_exp = pset1<P>(T(0));
+  if (tail > 0) {
+    tail_exp = Exp<T>(psub(LoadTail(x + full, tail, kMinusInf), shift));  // 0 past the row
+    packet_sum = padd(packet_sum, tail_exp);
+  }
+  // One division, then multiplications.
+  const P scale = pset1<P>(T(1) / predux(packet_sum));
+  for (int k = 0; k < full; k += L) pstoreu(y + k, pmul(ploadu<P>(y + k), scale));
+  if (tail > 0) StoreTail(y + full, pmul(tail_exp, scale), tail);
+}
+
+// out = p .* ((g - g_m) - sum_k p_k (g_k - g_m)) over n entries, m the first largest p (see
+// SoftmaxRowsBackward); out may be g.
+template <typename T>
+void SoftmaxBackwardRow(const T* p, const T* g, int n, T* out) {
+  using namespace Eigen::internal;
+  using P = Packet<T>;
+  constexpr int L = kPacketSize<T>;
+  const int full = n - n % L;
+  P packet_max = pset1<P>(T(0));
+  for (int k = 0; k < full; k += L) packet_max = pmax(packet_max, ploadu<P>(p + k));
+  T largest = predux_max(packet_max);
+  for (int k = full; k < n; ++k) largest = std::max(largest, p[k]);
+  const int m = int(std::find(p, p + n, largest) - p);  // the first: a predictable branch
+  const P gm = pset1<P>(g[m]);
+  P packet_tail = pset1<P>(T(0));
+  for (int k = 0; k < full; k += L) {
+    packet_tail = pmadd(ploadu<P>(p + k), psub(ploadu<P>(g + k), gm), packet_tail);
+  }
+  T tail = predux(packet_tail);
+  for (int k = full; k < n; ++k) tail += p[k] * (g[k] - g[m]);
+  const T g_m = g[m];
+  const P shift = pset1<P>(tail);
+  for (int k = 0; k < full; k += L) {
+    pstoreu(out + k, pmul(ploadu<P>(p + k), psub(psub(ploadu<P>(g + k), gm), shift)));
+  }
+  for (int k = full; k < n; ++k) out[k] = p[k] * ((g[k] - g_m) - tail);
+}
+
+}  // namespace softmax_internal
+
+// probs(i, :) = softmax(scores(i, :)). Subtracting the row max keeps exp() in range in float.
+template <typename In, typename Out>
+void SoftmaxRows(const Eigen::MatrixBase<In>& scores, const Eigen::MatrixBase<Out>& probs_out) {
+  auto& probs = const_cast<Eigen::MatrixBase<Out>&>(probs_out);
+  if constexpr (softmax_internal::ContiguousRows<In>() && softmax_internal::ContiguousRows<Out>()) {
+    for (Eigen::Index i = 0; i < scores.rows(); ++i) {
+      softmax_internal::SoftmaxRow(scores.derived().row(i).data(), int(scores.cols()),
+                                   probs.derived().row(i).data());
+    }
+    return;
+  }
+  for (Eigen::Index i = 0; i < scores.rows(); ++i) {
+    const auto max = scores.row(i).maxCoeff();
+    probs.row(i) = (scores.row(i).array() - max).exp().matrix();
+    probs.row(i) /= probs.row(i).sum();
+  }
+}
+
+// Given probs = softmax(scores) and dL/dprobs g, writes dL/dscores = probs .* (g - <g, probs>)
+// row by row. grad_scores may alias grad_probs.
+//
+// The textbook form cancels catastrophically once the softmax saturates: for the dominant
+// token, g_m - <g, probs> is a difference of nearly equal numbers whose true value can be far
+// below 1e-16 |g_m|, so the gradient becomes rounding noise (paper 1 trains far into that
+// regime). Measuring g relative to the dominant token, with sum(probs) = 1,
+//   g_j - <g, probs> = (g_j - g_m) - sum_{k != m} probs_k (g_k - g_m),
+// has no such cancellation: every term is computed to full relative precision.
+template <typename P, typename G, typename Out>
+void SoftmaxRowsBackward(const Eigen::MatrixBase<P>& probs, const Eigen::MatrixBase<G>& grad_probs,
+                         const Eigen::MatrixBase<Out>& grad_scores_out) {
+  using Scalar = typename P::Scalar;
+  auto& grad_scores = const_cast<Eigen::MatrixBase<Out>&>(grad_scores_out);
+  if constexpr (softmax_internal::ContiguousRows<P>() && softmax_internal::ContiguousRows<G>() &&
+                softmax_internal::ContiguousRows<Out>()) {
+    for (Eigen::Index i = 0; i < probs.rows(); ++i) {
+      softmax_internal::SoftmaxBackwardRow(probs.derived().row(i).data(),
+                                           grad_probs.derived().row(i).data(), int(probs.cols()),
+                                           grad_scores.derived().row(i).data());
+    }
+    return;
+  }
+  for (Eigen::Index i = 0; i < probs.rows(); ++i) {
+    Eigen::Index m;
+    probs.row(i).maxCoeff(&m);
+    const Scalar gm = grad_probs(i, m);
+    // sum_{k != m} p_k (g_k - g_m); the k = m term is zero anyway.
+    const Scalar tail = (probs.row(i).array() * (grad_probs.row(i).array() - gm)).sum();
+    grad_scores.row(i) =
+        (probs.row(i).array() * ((grad_probs.row(i).array() - gm) - tail)).matrix();
+  }
+}
+
+// log(sum(exp(x))) without overflow.
+template <typename V>
+typename V::Scalar LogSumExp(const Eigen::MatrixBase<V>& x) {
+  const auto max = x.maxCoeff();
+  if (!std::isfinite(max)) return max;
+  return max + std::log((x.array() - max).exp().sum());
+}
+
+}  // namespace attnlab
+
+#endif  // ATTNLAB_ATTENTION_KERNELS_SOFTMAX_H_

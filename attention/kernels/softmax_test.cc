@@ -1,0 +1,94 @@
+// SoftmaxRows and SoftmaxRowsBackward: by hand, and the packet kernels (contiguous rows)
+// against the generic Eigen loop (taken for column-major outputs) over row lengths that leave
+// every tail size, with masked (-infinity) scores.
+#include "attention/kernels/softmax.h"
+
+#include <cmath>
+#include <limits>
+#include <random>
+
+#include "attention/tensor.h"
+#include "gtest/gtest.h"
+
+namespace attnlab {
+namespace {
+
+template <typename T>
+using ColMajor = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::ColMajor>;
+
+TEST(SoftmaxTest, ByHand) {
+  const double inf = std::numeric_limits<double>::infinity();
+  const Matrix<double> scores = (Matrix<double>(2, 3) << 0, std::log(2.0), std::log(5.0),  //
+                                 1, -inf, 1)
+                                    .finished();
+  Matrix<double> probs(2, 3);
+  SoftmaxRows(scores, probs);
+  EXPECT_NEAR(probs(0, 0), 1.0 / 8, 1e-15);
+  EXPECT_NEAR(probs(0, 1), 2.0 / 8, 1e-15);
+  EXPECT_NEAR(probs(0, 2), 5.0 / 8, 1e-15);
+  EXPECT_EQ(probs(1, 1), 0.0);  // masked: exactly 0
+  EXPECT_NEAR(probs(1, 0), 0.5, 1e-15);
+  // dL/dscores = p .* (g - <g, p>): g = (1, 0, 0) on row 0 gives (7/64, -2/64, -5/64).
+  const Matrix<double> grad = (Matrix<double>(2, 3) << 1, 0, 0, 3, 9, 1).finished();
+  Matrix<double> grad_scores(2, 3);
+  SoftmaxRowsBackward(probs, grad, grad_scores);
+  EXPECT_NEAR(grad_scores(0, 0), 7.0 / 64, 1e-15);
+  EXPECT_NEAR(grad_scores(0, 1), -2.0 / 64, 1e-15);
+  EXPECT_NEAR(grad_scores(0, 2), -5.0 / 64, 1e-15);
+  EXPECT_NEAR(grad_scores(1, 0), 0.5, 1e-15);  // 0.5 * (3 - 2)
+  EXPECT_EQ(grad_scores(1, 1), 0.0);
+  EXPECT_NEAR(grad_scores(1, 2), -0.5, 1e-15);
+}
+
+template <typename T>
+void CheckKernelsAgainstGenericLoop(double tolerance) {
+  std::mt19937 rng(3);
+  std::normal_distribution<double> normal(0, 4);
+  for (int n = 1; n <= 40; ++n) {
+    SCOPED_TRACE(testing::Message() << "row length " << n);
+    Matrix<T> scores(5, n), grad(5, n);
+    for (Eigen::Index i = 0; i < scores.size(); ++i) {
+      scores.data()[i] = T(normal(rng));
+      grad.data()[i] = T(normal(rng));
+    }
+    for (int i = 1; i < 5 && n > 1; ++i) {  // one masked score (a row needs a finite one)
+      scores(i, (3 * i) % n) = -std::numeric_limits<T>::infinity();
+    }
+    scores(0, n - 1) = scores(0, 0);  // a tie for the largest probability
+    Matrix<T> probs(5, n), grad_scores(5, n);
+    ColMajor<T> want_probs(5, n), want_grad_scores(5, n);
+    SoftmaxRows(scores, probs);
+    SoftmaxRows(scores, want_probs);
+    SoftmaxRowsBackward(probs, grad, grad_scores);
+    SoftmaxRowsBackward(probs, grad, want_grad_scores);
+    for (int i = 0; i < 5; ++i) {
+      for (int j = 0; j < n; ++j) {
+        if (std::isinf(scores(i, j))) {
+          EXPECT_EQ(probs(i, j), T(0));
+          EXPECT_EQ(grad_scores(i, j), T(0));
+        }
+        EXPECT_NEAR(probs(i, j), want_probs(i, j), tolerance);
+        EXPECT_NEAR(grad_scores(i, j), want_grad_scores(i, j),
+                    4 * tolerance * (1 + grad.row(i).cwiseAbs().maxCoeff()));
+      }
+      EXPECT_NEAR(probs.row(i).sum(), T(1), tolerance);
+    }
+    // In place, as the layers call them.
+    Matrix<T> in_place = scores;
+    SoftmaxRows(in_place, in_place);
+    EXPECT_EQ(in_place, probs);
+    in_place = grad;
+    SoftmaxRowsBackward(probs, in_place, in_place);
+    EXPECT_EQ(in_place, grad_scores);
+  }
+}
+
+TEST(SoftmaxTest, PacketKernelsMatchTheGenericLoopInDouble) {
+  CheckKernelsAgainstGenericLoop<double>(1e-14);
+}
+TEST(SoftmaxTest, PacketKernelsMatchTheGenericLoopInFloat) {
+  CheckKernelsAgainstGenericLoop<float>(1e-6);
+}
+
+}  // namespace
+}  // namespace attnlab

@@ -1,0 +1,57 @@
+// TokenDots and WeightedTokenSums against Eigen's products, over shapes that exercise every
+// tile and tail (rows not a multiple of 4, dims not a multiple of the packet, odd counts).
+#include "attention/kernels/token_passes.h"
+
+#include "attention/tensor.h"
+#include "gtest/gtest.h"
+
+namespace attnlab {
+namespace {
+
+template <typename T>
+void CheckShapes(double tolerance) {
+  for (int rows : {1, 3, 4, 5, 7, 64}) {
+    for (int dim : {1, 3, 8, 13, 17, 33, 64, 70}) {
+      for (int count : {1, 2, 3}) {
+        SCOPED_TRACE(testing::Message() << "rows " << rows << " dim " << dim << " count " << count);
+        // Two samples' tokens: the first pass prefetches the second.
+        const Matrix<T> tokens = Matrix<T>::Random(2 * rows, dim);
+        const Matrix<T> vectors = Matrix<T>::Random(count, dim);
+        const Matrix<T> weights = Matrix<T>::Random(count, rows);
+        const auto sample = tokens.topRows(rows);
+        Matrix<T> dots(count, rows), sums(count, dim);
+        TokenDots(tokens.data(), rows, dim, vectors.data(), count, dots.data(),
+                  tokens.data() + int64_t(rows) * dim);
+        const Matrix<T> want_dots = vectors * sample.transpose();
+        EXPECT_LE((dots - want_dots).cwiseAbs().maxCoeff(),
+                  tolerance * (1 + want_dots.cwiseAbs().maxCoeff()));
+        WeightedTokenSums(tokens.data(), rows, dim, weights.data(), count, sums.data(),
+                          static_cast<const T*>(nullptr));
+        const Matrix<T> want_sums = weights * sample;
+        EXPECT_LE((sums - want_sums).cwiseAbs().maxCoeff(),
+                  tolerance * (1 + want_sums.cwiseAbs().maxCoeff()));
+      }
+    }
+  }
+}
+
+TEST(TokenPassesTest, MatchEigenInDouble) { CheckShapes<double>(1e-13); }
+TEST(TokenPassesTest, MatchEigenInFloat) { CheckShapes<float>(1e-5); }
+
+TEST(TokenPassesTest, ByHand) {
+  // Tokens (1, 2), (3, 4), (5, 6); vectors (1, 0), (1, -1); weights (1, 1, 1),
+  // (0, 2, -1).
+  const Matrix<double> tokens = (Matrix<double>(3, 2) << 1, 2, 3, 4, 5, 6).finished();
+  const Matrix<double> vectors = (Matrix<double>(2, 2) << 1, 0, 1, -1).finished();
+  const Matrix<double> weights = (Matrix<double>(2, 3) << 1, 1, 1, 0, 2, -1).finished();
+  Matrix<double> dots(2, 3), sums(2, 2);
+  TokenDots(tokens.data(), 3, 2, vectors.data(), 2, dots.data(),
+            static_cast<const double*>(nullptr));
+  EXPECT_EQ(dots, (Matrix<double>(2, 3) << 1, 3, 5, -1, -1, -1).finished());
+  WeightedTokenSums(tokens.data(), 3, 2, weights.data(), 2, sums.data(),
+                    static_cast<const double*>(nullptr));
+  EXPECT_EQ(sums, (Matrix<double>(2, 2) << 9, 12, 1, 2).finished());
+}
+
+}  // namespace
+}  // namespace attnlab
