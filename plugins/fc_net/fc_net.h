@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "attention/kernels/activations.h"
 #include "attention/layer.h"
 #include "plugins/fc_net/fc_net.pb.h"
 
@@ -31,6 +32,11 @@ class FcNet : public Layer<T> {
   void ForwardWithResidual(const Tensor<T>& in, const Tensor<T>* residual, Tensor<T>* out,
                            ExecContext& ctx);
   explicit FcNet(const Config& config) : config_(config) {}
+  Activation activation() const {
+    return config_.activation() == Config::GELU   ? Activation::kGelu
+           : config_.activation() == Config::TANH ? Activation::kTanh
+                                                  : Activation::kRelu;
+  }
 
   // Rows the net maps, each of inputs_ entries: samples, or tokens with per_token.
   int Rows(const Tensor<T>& in) const {
