@@ -4,6 +4,9 @@
 #ifndef ATTNLAB_ATTENTION_ATTENTION_LAYER_H_
 #define ATTNLAB_ATTENTION_ATTENTION_LAYER_H_
 
+#include <optional>
+#include <string>
+
 #include "attention/layer.h"
 #include "attention/tensor.h"
 
@@ -12,8 +15,9 @@ namespace attnlab {
 template <typename T>
 class AttentionLayer : public Layer<T> {
  public:
-  // Attention probabilities of the last Forward, [batch * heads, queries, keys], sample index
-  // b * heads + h; each row sums to 1.
+  // Attention weights of the last Forward, [batch * heads, queries, keys], sample index
+  // b * heads + h. Softmax rows sum to 1; other mechanisms' need not (sigmoid, ReLU): metrics
+  // that need a distribution normalize each row.
   virtual const Tensor<T>& attention() const = 0;
   virtual int heads() const { return 1; }
 
@@ -25,6 +29,16 @@ class AttentionLayer : public Layer<T> {
   // Adds dL/dM for M = QueryKeyMatrix(head) into the gradients of the parameters M is made of
   // (after Backward): how regularizers on W_QK reach any attention plugin.
   virtual void AddQueryKeyGradient(int head, const Matrix<T>& grad) = 0;
+
+  // Paper 1's prompt form f(X) = v^T X^T weights(X W p) (the prompt plugin): its parameters p
+  // and v and its mechanism's name. Metrics that need it (max-margin correlations, selection by
+  // score) ask for it and refuse layers without it.
+  struct Prompt {
+    Parameter<T>* p;
+    Parameter<T>* v;
+    std::string mechanism;
+  };
+  virtual std::optional<Prompt> prompt() { return std::nullopt; }
 
   AttentionLayer<T>* AsAttention() override { return this; }
 };

@@ -79,7 +79,7 @@ bool RegisterLoss(const std::string& name, const std::string& summary) {
 }  // namespace attnlab
 
 // At the end of a layer plugin's .cc:
-//   ATTNLAB_REGISTER_LAYER("softmax", SoftmaxAttentionConfig, SoftmaxAttention,
+//   ATTNLAB_REGISTER_LAYER("attention", AttentionConfig, MultiHeadAttention,
 //                          "one-line summary", {"example config", ...});
 #define ATTNLAB_REGISTER_LAYER(name, Config, Plugin, summary, ...)                   \
   static const bool ATTNLAB_CONCAT(attnlab_registered_layer_, __LINE__) =             \

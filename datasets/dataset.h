@@ -45,6 +45,10 @@ class Dataset {
   // Held-out sets, fixed before training (possibly of other sequence lengths).
   virtual const std::vector<NamedBatch<T>>& validation() const { return no_validation_; }
 
+  // The input column that marks tokens (1) from the others (0), as paper 3's task marks the set
+  // y; -1 when the inputs mark nothing. Metrics of attention on marked tokens need one.
+  virtual int marked_column() const { return -1; }
+
  private:
   std::vector<NamedBatch<T>> no_validation_;
 };

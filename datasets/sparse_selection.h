@@ -25,6 +25,7 @@ class SparseSelectionStream : public Dataset<T> {
   const Batch<T>* train() const override { return nullptr; }
   void Next(int batch_size, std::mt19937_64& rng, Batch<T>* out) const override;
   const std::vector<NamedBatch<T>>& validation() const override { return validation_; }
+  int marked_column() const override { return spec_.dim(); }  // after the d token entries
 
   // `batch_size` samples of length `seq_len`, sample i drawn from StreamSeed(seed, i).
   void Draw(int batch_size, int seq_len, uint64_t seed, Batch<T>* out) const;

@@ -55,9 +55,9 @@ constexpr char kLanguageModel[] = R"pb(
     [type.googleapis.com/attnlab.plugins.EmbeddingConfig] { vocab_size: 33278 dim: 128 max_len: 64 } } }
   layer { name: "block0" plugin: "transformer_block" config {
     [type.googleapis.com/attnlab.plugins.TransformerBlockConfig] { ffn_hidden: 128
-      attention { plugin: "softmax" config {
-        [type.googleapis.com/attnlab.plugins.SoftmaxAttentionConfig] {
-          query: SELF qk_dim: 128 bias: true output_dim: 128 causal: true } } } } } }
+      attention { plugin: "attention" config {
+        [type.googleapis.com/attnlab.plugins.AttentionConfig] {
+          qk_dim: 128 bias: true output_dim: 128 causal: true } } } } } }
   loss { plugin: "lm_cross_entropy" config {
     [type.googleapis.com/attnlab.plugins.LmHeadConfig] { vocab_size: 33278 bias: true } } }
 )pb";

@@ -3,7 +3,7 @@
 #include "experiments/experiment.pb.h"
 #include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
-#include "plugins/softmax/softmax_attention.pb.h"
+#include "plugins/prompt/prompt.pb.h"
 
 namespace attnlab {
 namespace {
@@ -13,11 +13,11 @@ ExperimentSpec Spec() {
   EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(R"pb(
     model {
       layer {
-        plugin: "softmax"
+        plugin: "prompt"
         config {
-          [type.googleapis.com/attnlab.plugins.SoftmaxAttentionConfig] {
-            query: PROMPT
+          [type.googleapis.com/attnlab.plugins.PromptAttentionConfig] {
             p { value: [ 1, 2 ] }
+            value_dim: 2
           }
         }
       }
@@ -90,11 +90,11 @@ TEST(FieldPathTest, DotReplacesSeveralTopLevelParts) {
 TEST(FieldPathTest, StepsThroughAny) {
   ExperimentSpec spec = Spec();
   ASSERT_TRUE(SetFieldFromText(&spec, "model.layer[0].config.p.value", "[3, 4, 5]").ok());
-  plugins::SoftmaxAttentionConfig config;
+  plugins::PromptAttentionConfig config;
   ASSERT_TRUE(spec.model().layer(0).config().UnpackTo(&config));
   EXPECT_EQ(config.p().value_size(), 3);
   EXPECT_EQ(config.p().value(2), 5.0);
-  EXPECT_EQ(config.query(), plugins::SoftmaxAttentionConfig::PROMPT);  // the rest is kept
+  EXPECT_EQ(config.value_dim(), 2);  // the rest is kept
 }
 
 TEST(FieldPathTest, ErrorsAreClear) {

@@ -88,20 +88,25 @@ void SplitBatch(const Batch<T>& batch, std::vector<Eigen::MatrixXd>* tokens,
                 .template cast<double>();
 }
 
-// The parameters p and v of a prompt-attention layer, as vectors.
+// Paper 1's prompt form of an attention layer (the prompt plugin), with one value column, or a
+// FieldError saying what the metric needs. `softmax_only`: ATT-SVM is the limit of softmax
+// attention, so the max-margin correlations refuse other mechanisms.
 template <typename T>
-absl::Status FindPromptParameters(const Model<T>& model, const std::string& layer,
-                                  const std::string& field, Parameter<T>** p,
-                                  Parameter<T>** v) {
-  *p = model.FindParameter(layer + "/p");
-  *v = model.FindParameter(layer + "/v");
-  if (*p == nullptr || *v == nullptr || (*v)->value.cols() != 1) {
-    return FieldError(field, absl::StrCat("layer '", layer,
-                                          "' is not a prompt attention f(X) = v^T X^T "
-                                          "softmax(X W p) (softmax with query: PROMPT, "
+absl::StatusOr<typename AttentionLayer<T>::Prompt> PromptOf(AttentionLayer<T>* layer,
+                                                            const std::string& name,
+                                                            const std::string& field,
+                                                            bool softmax_only) {
+  std::optional<typename AttentionLayer<T>::Prompt> prompt = layer->prompt();
+  if (!prompt.has_value() || prompt->v->value.cols() != 1) {
+    return FieldError(field, absl::StrCat("layer '", name, "' is not paper 1's prompt attention "
+                                          "f(X) = v^T X^T softmax(X W p) (plugin prompt, "
                                           "value_dim 1)"));
   }
-  return absl::OkStatus();
+  if (softmax_only && prompt->mechanism != "softmax") {
+    return FieldError(field, absl::StrCat("ATT-SVM is the limit of softmax attention; layer '",
+                                          name, "' runs mechanism '", prompt->mechanism, "'"));
+  }
+  return *prompt;
 }
 
 // corr(p or v, max-margin direction). The SVM is re-solved only when W, v or the selection
@@ -280,16 +285,21 @@ class CosineToIdentityEvaluator : public MetricEvaluator<T> {
 template <typename T>
 class MarkedAttentionEvaluator : public MetricEvaluator<T> {
  public:
-  explicit MarkedAttentionEvaluator(AttentionLayer<T>* layer) : layer_(layer) {}
+  MarkedAttentionEvaluator(AttentionLayer<T>* layer, int marker)
+      : layer_(layer), marker_(marker) {}
   absl::StatusOr<double> Evaluate(Model<T>&, const Batch<T>& batch) override {
     const Tensor<T>& probs = layer_->attention();
-    const int heads = layer_->heads(), marker = batch.inputs.cols() - 1;
+    const int heads = layer_->heads();
     double total = 0;
     for (int s = 0; s < probs.batch(); ++s) {
-      const auto marks = batch.inputs.sample(s / heads).col(marker);
+      const auto marks = batch.inputs.sample(s / heads).col(marker_);
       const auto a = probs.sample(s);
-      for (int t = 0; t < a.cols(); ++t) {
-        if (marks[t] > T(0.5)) total += static_cast<double>(a.col(t).sum());
+      for (Eigen::Index r = 0; r < a.rows(); ++r) {  // each row as a distribution (metrics.h)
+        const double sum = a.row(r).template cast<double>().sum();
+        if (!(sum > 0)) continue;
+        for (int t = 0; t < a.cols(); ++t) {
+          if (marks[t] > T(0.5)) total += a(r, t) / sum;
+        }
       }
     }
     return total / (static_cast<double>(probs.batch()) * probs.rows());
@@ -297,6 +307,7 @@ class MarkedAttentionEvaluator : public MetricEvaluator<T> {
 
  private:
   AttentionLayer<T>* layer_;
+  int marker_;
 };
 
 template <typename T>
@@ -477,9 +488,10 @@ absl::StatusOr<std::unique_ptr<MetricEvaluator<T>>> CreateMetricEvaluator(
     case MetricSpec::kMaxMargin: {
       const MaxMarginCorrelation& mm = spec.max_margin();
       ASSIGN_OR_RETURN(AttentionLayer<T>* layer, FindAttention(model, mm.layer(), "max_margin.layer"));
-      Parameter<T>* p;
-      Parameter<T>* v;
-      RETURN_IF_ERROR(FindPromptParameters(model, mm.layer(), "max_margin.layer", &p, &v));
+      ASSIGN_OR_RETURN(const auto prompt,
+                       PromptOf(layer, mm.layer(), "max_margin.layer", /*softmax_only=*/true));
+      Parameter<T>* p = prompt.p;
+      Parameter<T>* v = prompt.v;
       if (dataset.train() == nullptr) {
         return FieldError("max_margin", "needs a fixed training set, not a stream");
       }
@@ -496,12 +508,13 @@ absl::StatusOr<std::unique_ptr<MetricEvaluator<T>>> CreateMetricEvaluator(
       ASSIGN_OR_RETURN(TokenSelection selection,
                        TokenSelection::Create(sp.selected_token(), inputs.batch, inputs.rows,
                                               "selected_probability.selected_token"));
-      Parameter<T>* p = nullptr;
       Parameter<T>* v = nullptr;
       if (selection.by_score()) {
         // Without explicit tokens, selection is by score under the layer's v.
-        RETURN_IF_ERROR(FindPromptParameters(model, sp.layer(),
-                                             "selected_probability.selected_token", &p, &v));
+        ASSIGN_OR_RETURN(const auto prompt,
+                         PromptOf(layer, sp.layer(), "selected_probability.selected_token",
+                                  /*softmax_only=*/false));
+        v = prompt.v;
       }
       return Result(new SelectedProbabilityEvaluator<T>(layer, v, std::move(selection)));
     }
@@ -533,7 +546,11 @@ absl::StatusOr<std::unique_ptr<MetricEvaluator<T>>> CreateMetricEvaluator(
       ASSIGN_OR_RETURN(AttentionLayer<T>* layer,
                        FindAttention(model, spec.marked_attention().layer(),
                                      "marked_attention.layer"));
-      return Result(new MarkedAttentionEvaluator<T>(layer));
+      if (dataset.marked_column() < 0) {
+        return FieldError("marked_attention", "needs a dataset whose inputs mark tokens "
+                                              "(sparse_selection marks the set y)");
+      }
+      return Result(new MarkedAttentionEvaluator<T>(layer, dataset.marked_column()));
     }
     case MetricSpec::kValidationLoss: {
       ASSIGN_OR_RETURN(const Batch<T>* set, FindValidationSet(dataset, spec.validation_loss().set(),

@@ -14,6 +14,7 @@
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/strings/str_cat.h"
+#include "attention/mechanism.h"
 #include "attention/plugin_registry.h"
 #include "experiments/cluster.h"
 #include "experiments/field_path.h"
@@ -44,7 +45,7 @@ ABSL_FLAG(bool, dry_run, false, "Only check the spec: parse it and build every t
 ABSL_FLAG(double, progress_seconds, 30,
           "When stderr is not a terminal (a log file, a batch job): a progress line every this "
           "many seconds (> 0).");
-ABSL_FLAG(bool, list_plugins, false, "List the registered layer and loss plugins and exit.");
+ABSL_FLAG(bool, list_plugins, false, "List the registered layers, losses, regularizers and attention mechanisms and exit.");
 
 namespace attnlab {
 namespace {
@@ -71,7 +72,7 @@ void ListPlugins(const Registry<Product>& registry) {
   std::printf("%s plugins:\n", registry.kind().c_str());
   for (const std::string& name : registry.Names()) {
     const auto* entry = registry.Find(name);
-    std::printf("  %-14s %s%s\n", name.c_str(), entry->summary.c_str(),
+    std::printf("  %-18s %s%s\n", name.c_str(), entry->summary.c_str(),
                 entry->config_type ? absl::StrCat(" [config: ", entry->config_type->full_name(), "]").c_str()
                                    : "");
   }
@@ -112,6 +113,8 @@ int Main(int argc, char** argv) {
   if (absl::GetFlag(FLAGS_list_plugins)) {
     ListPlugins(LayerRegistry<double>());
     ListPlugins(LossRegistry<double>());
+    ListPlugins(RegularizerRegistry<double>());
+    ListPlugins(MechanismRegistry<double>());
     return 0;
   }
   if (absl::GetFlag(FLAGS_threads) < 0) {

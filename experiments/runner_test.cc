@@ -16,10 +16,10 @@ constexpr char kSpec[] = R"pb(name: "tiny"
 model {
   layer {
     name: "attention"
-    plugin: "softmax"
+    plugin: "prompt"
     config {
-      [type.googleapis.com/attnlab.plugins.SoftmaxAttentionConfig] {
-        query: PROMPT
+      [type.googleapis.com/attnlab.plugins.PromptAttentionConfig] {
+        scale: 1  # paper 1's scores have no 1/sqrt(d)
         w { init: IDENTITY frozen: true }
         v { value: [ 0, 1 ] frozen: true }
       }

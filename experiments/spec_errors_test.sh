@@ -27,7 +27,7 @@ expect() {
   fi
 }
 
-expect "$data/unknown_plugin.textproto:6:5: model.layer[0].plugin: unknown layer plugin 'sofmax'; known: classifier, embedding, fc_net, ..." \
+expect "$data/unknown_plugin.textproto:6:5: model.layer[0].plugin: unknown layer plugin 'sofmax'; known: attention, classifier, embedding, ..." \
   --spec="$data/unknown_plugin.textproto" --dry_run
 expect "$data/missing_field.textproto:5:3: model.layer[0].plugin: missing required field 'plugin'" \
   --spec="$data/missing_field.textproto" --dry_run
@@ -35,7 +35,7 @@ expect "$data/wrong_type.textproto:5:10: Expected integer, got: \"many\"" \
   --spec="$data/wrong_type.textproto" --dry_run
 expect "$data/syntax_error.textproto:6:1: Expected identifier, got: end of file (an unclosed '{'?)" \
   --spec="$data/syntax_error.textproto" --dry_run
-expect "$data/bad_plugin_config.textproto:10:13: model.layer[0].config.p.value: has 2 entries, expected 3 (a 3 x 1 parameter, row-major)" \
+expect "$data/bad_plugin_config.textproto:9:13: model.layer[0].config.p.value: has 2 entries, expected 3 (a 3 x 1 parameter, row-major)" \
   --spec="$data/bad_plugin_config.textproto" --dry_run
 # Data a shape cannot vouch for: the field that rejects it, located in the spec.
 expect "$data/small_lm.textproto:8:70: model.layer[0].config.vocab_size: the data holds token id 13, outside 0..9 (in the training set) (trial lambda=0 seed=0)" \
@@ -51,7 +51,7 @@ expect "--set optimizer.lr=fast: value 'fast' for 'optimizer.lr' does not parse:
 expect "--threads=-1: must be >= 0" --spec="$data/unknown_plugin.textproto" --threads=-1
 
 # A batch larger than the machine's memory: a spec error, not std::bad_alloc (rc 134) at run time.
-expect "experiments/max_margin/1a.textproto:40:1: training.batch_size: a batch of 2147483647 samples of 3 x 3 takes 144 GiB for its inputs alone; this machine has ..." \
+expect "experiments/max_margin/1a.textproto:39:1: training.batch_size: a batch of 2147483647 samples of 3 x 3 takes 144 GiB for its inputs alone; this machine has ..." \
   --spec=experiments/max_margin/1a.textproto --set=training.batch_size=2147483647
 # A directory where a data file should be: said so (CIFAR-10's reader threw std::ios_failure).
 expect "$data/cifar.textproto:6:13: dataset.images.train.images: $data/.: is a directory, not a file" \

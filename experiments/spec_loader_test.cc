@@ -10,10 +10,9 @@ namespace {
 constexpr char kSpec[] = R"pb(name: "t"
 model {
   layer {
-    plugin: "softmax"
+    plugin: "prompt"
     config {
-      [type.googleapis.com/attnlab.plugins.SoftmaxAttentionConfig] {
-        query: PROMPT
+      [type.googleapis.com/attnlab.plugins.PromptAttentionConfig] {
         p { value: [ 1, 2 ] }
       }
     }
@@ -28,14 +27,14 @@ TEST(SpecLoaderTest, LocatesFieldsThroughAny) {
   const SpecLocator& locator = *parsed->locator;
   EXPECT_EQ(locator.Locate("name"), "t.textproto:1:1");
   EXPECT_EQ(locator.Locate("model.layer[0].plugin"), "t.textproto:4:5");
-  EXPECT_EQ(locator.Locate("model.layer[0].config.p.value"), "t.textproto:8:13");
-  EXPECT_EQ(locator.Locate("model.layer[0].config.p"), "t.textproto:8:9");
+  EXPECT_EQ(locator.Locate("model.layer[0].config.p.value"), "t.textproto:7:13");
+  EXPECT_EQ(locator.Locate("model.layer[0].config.p"), "t.textproto:7:9");
   // Unwritten fields point at the deepest written ancestor.
   EXPECT_EQ(locator.Locate("model.layer[0].config.w.value"), "t.textproto:5:5");
-  EXPECT_EQ(locator.Locate("optimizer.method"), "t.textproto:13:1");
+  EXPECT_EQ(locator.Locate("optimizer.method"), "t.textproto:12:1");
   EXPECT_EQ(locator.Locate("dataset.source"), "t.textproto:1:1");
   EXPECT_EQ(locator.Format(FieldError("optimizer.method", "missing")),
-            "t.textproto:13:1: optimizer.method: missing");
+            "t.textproto:12:1: optimizer.method: missing");
 }
 
 TEST(SpecLoaderTest, SyntaxAndTypeErrorsAreLocated) {

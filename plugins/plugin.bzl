@@ -14,6 +14,7 @@ and //plugins:all, every plugin. Nothing outside the folder lists it.
 # What a plugin's code may use: the interfaces, registry, kernels (the op-level API) and base.
 PLUGIN_DEPS = [
     "//attention:layer",
+    "//attention:mechanism",
     "//attention:registry",
     "//attention:tensor",
     "//attention/base:field_error",
@@ -27,6 +28,7 @@ PLUGIN_DEPS = [
 
 TEST_DEPS = [
     "//attention:gradient_check",
+    "//attention:mechanism_check",
     "//attention/kernels/cuda:device",
     "@com_google_googletest//:gtest_main",
     "@com_google_protobuf//:protobuf",
@@ -41,7 +43,10 @@ def attnlab_plugins():
     native.proto_library(
         name = "plugin_protos",
         srcs = native.glob(["*/*.proto"]),
-        deps = ["//attention:model_proto"],
+        deps = [
+            "//attention:model_proto",
+            "@com_google_protobuf//:any_proto",
+        ],
     )
     native.cc_proto_library(
         name = "plugin_cc_protos",

@@ -11,6 +11,7 @@
 
 #include "attention/attention_layer.h"
 #include "attention/gradient_check.h"
+#include "attention/mechanism_check.h"
 #include "attention/plugin_registry.h"
 #include "google/protobuf/dynamic_message.h"
 #include "google/protobuf/text_format.h"
@@ -24,7 +25,7 @@ namespace {
 // registered under another name) shows as a difference.
 std::map<std::string, std::set<std::string>> DeclaredNames() {
   static const std::regex kRegistration(
-      R"re(ATTNLAB_REGISTER_(LAYER|LOSS|CONFIGURED_LOSS|REGULARIZER)\(\s*"([^"]+)")re");
+      R"re(ATTNLAB_REGISTER_(LAYER|LOSS|CONFIGURED_LOSS|REGULARIZER|MECHANISM)\(\s*"([^"]+)")re");
   std::map<std::string, std::set<std::string>> names;
   for (const auto& folder : std::filesystem::directory_iterator("plugins")) {
     if (!folder.is_directory()) continue;
@@ -56,6 +57,8 @@ TEST(PluginRegistryTest, RegisteredNamesEqualTheDeclaredOnes) {
   EXPECT_EQ(Names(LossRegistry<float>()), declared["LOSS"]);
   EXPECT_EQ(Names(RegularizerRegistry<double>()), declared["REGULARIZER"]);
   EXPECT_EQ(Names(RegularizerRegistry<float>()), declared["REGULARIZER"]);
+  EXPECT_EQ(Names(MechanismRegistry<double>()), declared["MECHANISM"]);
+  EXPECT_EQ(Names(MechanismRegistry<float>()), declared["MECHANISM"]);
 }
 
 // The registered examples, packed as the spec would; the default config (empty Any) for a
@@ -163,6 +166,20 @@ TEST(PluginRegistryTest, EveryLayerPassesConformanceAndGradientChecks) {
       absl::Status gradients = CheckLayerGradients(**layer, x);
       EXPECT_TRUE(gradients.ok()) << gradients;
       if (*shape == input) CheckResidualVariants(**layer, x, ctx);
+    }
+  }
+}
+
+// Every mechanism, with its default config and each registered example, in every layer form it
+// accepts (attention/mechanism_check.h).
+TEST(PluginRegistryTest, EveryMechanismPassesItsChecksInEveryLayer) {
+  EXPECT_GE(MechanismRegistry<double>().Names().size(), 2u);
+  for (const std::string& name : MechanismRegistry<double>().Names()) {
+    std::vector<std::string> configs = MechanismRegistry<double>().Find(name)->examples;
+    configs.push_back("");
+    for (const std::string& config : configs) {
+      absl::Status status = CheckMechanismInEveryLayer(name, config);
+      EXPECT_TRUE(status.ok()) << name << " {" << config << "}: " << status;
     }
   }
 }

@@ -18,9 +18,13 @@ template <typename T>
 double AttentionEntropy(const Tensor<T>& probs) {
   const Matrix<T>& a = probs.flat();
   double total = 0;
-  for (Eigen::Index i = 0; i < a.size(); ++i) {
-    const double p = a.data()[i];
-    if (p > 0) total -= p * std::log(p);
+  for (Eigen::Index r = 0; r < a.rows(); ++r) {
+    const double sum = a.row(r).template cast<double>().sum();
+    if (!(sum > 0)) continue;  // a row that attends to nothing
+    for (Eigen::Index j = 0; j < a.cols(); ++j) {
+      const double p = a(r, j) / sum;
+      if (p > 0) total -= p * std::log(p);
+    }
   }
   return a.rows() ? total / static_cast<double>(a.rows()) : 0.0;
 }
@@ -28,7 +32,12 @@ double AttentionEntropy(const Tensor<T>& probs) {
 template <typename T>
 double MaxSoftmax(const Tensor<T>& probs) {
   const Matrix<T>& a = probs.flat();
-  return a.rows() ? a.rowwise().maxCoeff().template cast<double>().mean() : 0.0;
+  double total = 0;
+  for (Eigen::Index r = 0; r < a.rows(); ++r) {
+    const double sum = a.row(r).template cast<double>().sum();
+    if (sum > 0) total += a.row(r).maxCoeff() / sum;
+  }
+  return a.rows() ? total / static_cast<double>(a.rows()) : 0.0;
 }
 
 template <typename T>
@@ -36,7 +45,11 @@ double SelectedTokenProbability(const Tensor<T>& probs, const std::vector<int>& 
                                 int heads) {
   double total = 0;
   for (int s = 0; s < probs.batch(); ++s) {
-    total += probs.sample(s).col(selected[s / heads]).template cast<double>().sum();
+    const auto a = probs.sample(s);
+    for (Eigen::Index r = 0; r < a.rows(); ++r) {
+      const double sum = a.row(r).template cast<double>().sum();
+      if (sum > 0) total += a(r, selected[s / heads]) / sum;
+    }
   }
   const double rows = static_cast<double>(probs.batch()) * probs.rows();
   return rows > 0 ? total / rows : 0.0;

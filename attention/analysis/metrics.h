@@ -13,8 +13,10 @@ namespace attnlab {
 double Correlation(const Eigen::Ref<const Eigen::VectorXd>& a,
                    const Eigen::Ref<const Eigen::VectorXd>& b);
 
-// The metrics below read attention probabilities [batch * heads, queries, keys] (see
-// AttentionLayer::attention) and average over every sample, head and query row.
+// The metrics below read attention weights [batch * heads, queries, keys] (see
+// AttentionLayer::attention), each row divided by its sum (a distribution; softmax rows already
+// are), and average over every sample, head and query row; a row of zeros (ReLU attention that
+// attends to nothing) counts as 0.
 
 // -sum_j a_j log a_j (with 0 log 0 = 0).
 template <typename T>

@@ -110,9 +110,9 @@ TEST(RobustnessTest, InputGradientMatchesFiniteDifferencesAndKeepsParameterGradi
           norm: PRE
           ffn_hidden: 8
           attention {
-            plugin: "softmax"
+            plugin: "attention"
             config {
-              [type.googleapis.com/attnlab.plugins.SoftmaxAttentionConfig] { heads: 2 qk_dim: 3 bias: true }
+              [type.googleapis.com/attnlab.plugins.AttentionConfig] { heads: 2 qk_dim: 3 bias: true }
             }
           }
         }

@@ -25,8 +25,8 @@ model {
   layer { name: "block0" plugin: "transformer_block"
     config { [type.googleapis.com/attnlab.plugins.TransformerBlockConfig] {
       ffn_hidden: 32
-      attention { plugin: "softmax" config { [type.googleapis.com/attnlab.plugins.SoftmaxAttentionConfig] {
-        query: SELF heads: 2 qk_dim: 8 bias: true output_dim: 16 causal: true } } } } } }
+      attention { plugin: "attention" config { [type.googleapis.com/attnlab.plugins.AttentionConfig] {
+        heads: 2 qk_dim: 8 bias: true output_dim: 16 causal: true } } } } } }
   loss { plugin: "lm_cross_entropy"
     config { [type.googleapis.com/attnlab.plugins.LmHeadConfig] { vocab_size: 16 bias: true } } }
   regularizer { plugin: "locater"
@@ -83,9 +83,9 @@ TEST(QkSpectrumTest, ModelGradientsWithLocaterMatchFiniteDifferences) {
              [type.googleapis.com/attnlab.plugins.EmbeddingConfig] { vocab_size: 5 dim: 4 max_len: 3 } } }
            layer { name: "block0" plugin: "transformer_block" config {
              [type.googleapis.com/attnlab.plugins.TransformerBlockConfig] { ffn_hidden: 3
-               attention { plugin: "softmax" config {
-                 [type.googleapis.com/attnlab.plugins.SoftmaxAttentionConfig] {
-                   query: SELF heads: 2 qk_dim: 2 value_dim: 2 bias: true output_dim: 4 causal: true } } } } } }
+               attention { plugin: "attention" config {
+                 [type.googleapis.com/attnlab.plugins.AttentionConfig] {
+                   heads: 2 qk_dim: 2 value_dim: 2 bias: true output_dim: 4 causal: true } } } } } }
            loss { plugin: "lm_cross_entropy" config {
              [type.googleapis.com/attnlab.plugins.LmHeadConfig] { vocab_size: 5 bias: true } } }
            regularizer { plugin: "locater" config {

@@ -28,8 +28,12 @@ TEST(RpcRobustnessTest, VitTrainsAboveChanceAndAttacksLowerAccuracy) {
            {"sweep.axis[0].point", R"([
               { label: "softmax" },
               { label: "rpc_all_n2_l4"
-                set { field: "model.layer[1].config.attention.config.pap_iterations" value: "2" }
-                set { field: "model.layer[2].config.attention.config.pap_iterations" value: "2" }
+                set { field: "model.layer[1].config.attention.config.mechanism" value: "rpc" }
+                set { field: "model.layer[1].config.attention.config.mechanism_config"
+                      value: "{ [type.googleapis.com/attnlab.plugins.RpcConfig] { iterations: 2 } }" }
+                set { field: "model.layer[2].config.attention.config.mechanism" value: "rpc" }
+                set { field: "model.layer[2].config.attention.config.mechanism_config"
+                      value: "{ [type.googleapis.com/attnlab.plugins.RpcConfig] { iterations: 2 } }" }
               }])"},
            {"metric", R"([
               { name: "clean" accuracy { set: "test" } },

@@ -1,23 +1,27 @@
-// The RPC-ViT's attention layer alone (tools/bazel run -c opt //plugins/rpc:bench): one Forward
-// and Backward over a batch of 128 images of 50 tokens of width 64, 4 heads of 16, as in
-// experiments/workloads/vit_*.textproto; symmetric softmax attention (pap_iterations 0) and
-// RPC-Attention (4 PAP iterations). Float, the calling thread only.
+// The RPC-ViT's attention layer alone (tools/bazel run -c opt //plugins:rpc_bench): one Forward
+// and Backward over a batch of 128 images of 50 tokens of width 64, 4 symmetric heads of 16, as in
+// experiments/workloads/vit_*.textproto; mechanism softmax (symmetric attention) and rpc with 4 PAP
+// iterations. Float, the calling thread only.
+#include <string>
+
 #include "attention/exec_context.h"
 #include "benchmark/benchmark.h"
-#include "plugins/rpc/rpc_attention.h"
+#include "google/protobuf/text_format.h"
+#include "plugins/attention/multi_head_attention.h"
 
 namespace attnlab {
 namespace {
 
 void BM_RpcLayerStep(benchmark::State& state) {
-  plugins::RpcAttentionConfig config;
-  config.set_heads(4);
-  config.set_head_dim(16);
-  config.set_output_dim(64);
-  config.set_bias(true);
-  config.set_pap_iterations(static_cast<int>(state.range(0)));
+  std::string text = "symmetric: true heads: 4 qk_dim: 16 value_dim: 16 output_dim: 64 bias: true";
+  if (state.range(0) > 0) {
+    text += " mechanism: 'rpc' mechanism_config { [type.googleapis.com/attnlab.plugins.RpcConfig] "
+            "{ iterations: " + std::to_string(state.range(0)) + " } }";
+  }
+  plugins::AttentionConfig config;
+  google::protobuf::TextFormat::ParseFromString(text, &config);
   ExecContext ctx(/*seed=*/1, /*threads=*/1);
-  auto layer = RpcAttention<float>::Create(config);
+  auto layer = MultiHeadAttention<float>::Create(config);
   const Shape shape{128, 50, 64};
   if (!layer.ok() || !(*layer)->Setup(shape, ctx).ok()) {
     state.SkipWithError("setting up the layer failed");

@@ -8,7 +8,6 @@
 #include "attention/kernels/parallel.h"
 #include "attention/kernels/parallel_product.h"
 #include "attention/plugin_registry.h"
-#include "attention/kernels/softmax.h"
 #include "attention/kernels/weighted_row_sum.h"
 #include "attention/base/status_macros.h"
 
@@ -48,7 +47,20 @@ absl::StatusOr<std::unique_ptr<SparseSelectAttention<T>>> SparseSelectAttention<
       return FieldError("positions", "stochastic encodings are drawn per sample, not given");
     }
   }
-  return std::unique_ptr<SparseSelectAttention<T>>(new SparseSelectAttention<T>(config));
+  const std::string name = config.mechanism().empty() ? "softmax" : config.mechanism();
+  absl::StatusOr<std::unique_ptr<Mechanism<T>>> mechanism =
+      MechanismRegistry<T>().Create(name, config.mechanism_config());
+  if (!mechanism.ok()) {
+    const bool known = MechanismRegistry<T>().Find(name) != nullptr;
+    return PrefixErrorField(known ? "mechanism_config" : "mechanism", mechanism.status());
+  }
+  if (dynamic_cast<WeightsMap<T>*>(mechanism->get()) == nullptr) {
+    return FieldError("mechanism", absl::StrCat("sparse_select computes its scores itself: it "
+                                                "takes a map from scores to weights (softmax, "
+                                                "sigmoid, relu, sparsemax), not '", name, "'"));
+  }
+  return std::unique_ptr<SparseSelectAttention<T>>(
+      new SparseSelectAttention<T>(config, std::move(*mechanism)));
 }
 
 template <typename T>
@@ -60,6 +72,12 @@ absl::StatusOr<Shape> SparseSelectAttention<T>::Setup(const Shape& input, ExecCo
   }
   dim_ = input.cols - 1;
   encoding_dim_ = config_.encoding_dim();
+  HeadShape shape;
+  shape.qk_dim = encoding_dim_;
+  shape.value_dim = dim_;
+  shape.width = input.cols;
+  shape.single_query = true;
+  if (absl::Status s = mechanism_->Setup(shape); !s.ok()) return FieldError("mechanism", s);
   max_len_ = config_.max_len() > 0 ? config_.max_len() : input.rows;
   if (max_len_ < input.rows) {
     return FieldError("max_len", absl::StrCat(max_len_, " is shorter than the inputs (T = ",
@@ -136,7 +154,7 @@ void SparseSelectAttention<T>::Forward(const Tensor<T>& in, Tensor<T>* out, Exec
       keys_dir_.row(b).noalias() = q * w_.value.transpose();  // (W q)^T
       auto a = probs_.sample(b);
       a.noalias() = keys_dir_.row(b) * p.transpose();  // scores p_i^T W q
-      SoftmaxRows(a, a);
+      map_->Map(a);
       out->sample(b).noalias() = a * x.leftCols(dim_);
       weighted.leftCols(dim_) = a.transpose().asDiagonal() * x.leftCols(dim_);
       weighted.col(dim_) = a.transpose();
@@ -198,7 +216,8 @@ void SparseSelectAttention<T>::ForwardShared(const Tensor<T>& in, Tensor<T>* out
   ParallelFor(ctx, batch, [&](int begin, int end) {
     for (int b = begin; b < end; ++b) {
       auto a = probs_.sample(b);
-      SoftmaxRows(grad_scores_.row(b), a);
+      a = grad_scores_.row(b);
+      map_->Map(a);
       out->sample(b).noalias() = a * in.sample(b).leftCols(dim_);
     }
   });
@@ -216,7 +235,7 @@ void SparseSelectAttention<T>::BackwardShared(const Tensor<T>& grad_out, Tensor<
       const auto a = probs_.sample(b);
       auto ds = grad_scores_.row(b);
       ds.noalias() = g * in.sample(b).leftCols(dim_).transpose();  // dL/da
-      SoftmaxRowsBackward(a, ds, ds);
+      map_->MapBackward(a, ds);
       if (grad_in != nullptr) {
         auto dx = grad_in->sample(b);
         dx.leftCols(dim_).noalias() = a.transpose() * g;
@@ -283,7 +302,8 @@ void SparseSelectAttention<T>::ForwardProjected(const Tensor<T>& in, Tensor<T>* 
         s[t] = marks_(b, t) != 0 ? marked_rows_.row(marked++).dot(u) : xi[t] * u_norm * scale;
       }
       auto a = probs_.sample(b);
-      SoftmaxRows(s, a);
+      a = s;
+      map_->Map(a);
       out->sample(b).noalias() = a * in.sample(b).leftCols(dim_);
       auto z = noise_.row(b);
       stream.Fill(z.data(), encoding_dim_, scale);
@@ -307,7 +327,7 @@ void SparseSelectAttention<T>::BackwardProjected(const Tensor<T>& grad_out, Tens
       const auto a = probs_.sample(b);
       auto ds = grad_scores_.row(b);
       ds.noalias() = g * x.leftCols(dim_).transpose();
-      SoftmaxRowsBackward(a, ds, ds);
+      map_->MapBackward(a, ds);
       // r = sum_i ds_i p_i: marked rows exactly; unmarked ones through their distribution
       // given the scores (see sparse_select.proto).
       const auto u = keys_dir_.row(b);

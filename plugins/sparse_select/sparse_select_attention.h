@@ -8,6 +8,7 @@
 
 #include "absl/status/statusor.h"
 #include "attention/attention_layer.h"
+#include "attention/mechanism.h"
 #include "plugins/sparse_select/sparse_select.pb.h"
 
 namespace attnlab {
@@ -32,7 +33,10 @@ class SparseSelectAttention : public AttentionLayer<T> {
   void AddQueryKeyGradient(int, const Matrix<T>& grad) override { w_.grad += grad.transpose(); }
 
  private:
-  explicit SparseSelectAttention(const Config& config) : config_(config) {}
+  SparseSelectAttention(const Config& config, std::unique_ptr<Mechanism<T>> mechanism)
+      : config_(config),
+        mechanism_(std::move(mechanism)),
+        map_(static_cast<WeightsMap<T>*>(mechanism_.get())) {}
 
   bool stochastic() const { return config_.positional() == Config::STOCHASTIC; }
   bool projected() const { return stochastic() && config_.sampler() == Config::PROJECTED; }
@@ -47,6 +51,8 @@ class SparseSelectAttention : public AttentionLayer<T> {
   void SinusoidalEncodings(Matrix<T>* positions) const;
 
   Config config_;
+  std::unique_ptr<Mechanism<T>> mechanism_;
+  WeightsMap<T>* map_;  // mechanism_ (Create checked it is a map)
   int dim_ = 0, encoding_dim_ = 0, max_len_ = 0;
   Parameter<T> w_, positions_;
 

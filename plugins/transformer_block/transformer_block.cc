@@ -38,7 +38,7 @@ absl::StatusOr<Shape> TransformerBlock<T>::Setup(const Shape& input, ExecContext
     return FieldError("attention.config",
                       absl::StrCat("the attention maps ", input.ToString(), " to ",
                                    attn_shape->ToString(), "; a residual block needs ",
-                                   input.ToString(), " (query: SELF, output_dim: d)"));
+                                   input.ToString(), " (output_dim: d)"));
   }
   plugins::FcNetConfig ffn;
   ffn.add_hidden(config_.ffn_hidden());
@@ -125,11 +125,11 @@ template class TransformerBlock<double>;
 ATTNLAB_REGISTER_LAYER(
     "transformer_block", plugins::TransformerBlockConfig, TransformerBlock,
     "a Post-LN or Pre-LN transformer block around any attention plugin",
-    {"ffn_hidden: 6 attention { plugin: 'softmax' config { "
-     "[type.googleapis.com/attnlab.plugins.SoftmaxAttentionConfig] { query: SELF heads: 2 "
+    {"ffn_hidden: 6 attention { plugin: 'attention' config { "
+     "[type.googleapis.com/attnlab.plugins.AttentionConfig] { heads: 2 "
      "qk_dim: 3 value_dim: 2 bias: true output_dim: 4 causal: true } } }",
-     "norm: PRE ffn_hidden: 5 activation: GELU attention { plugin: 'softmax' config { "
-     "[type.googleapis.com/attnlab.plugins.SoftmaxAttentionConfig] { query: SELF qk_dim: 3 "
+     "norm: PRE ffn_hidden: 5 activation: GELU attention { plugin: 'attention' config { "
+     "[type.googleapis.com/attnlab.plugins.AttentionConfig] { qk_dim: 3 "
      "output_dim: 4 } } }"});
 
 }  // namespace attnlab

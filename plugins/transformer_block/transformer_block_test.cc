@@ -20,8 +20,8 @@ std::unique_ptr<TransformerBlock<double>> Make(const std::string& text, const Sh
 }
 
 constexpr char kAttention[] =
-    " attention { plugin: 'softmax' config { "
-    "[type.googleapis.com/attnlab.plugins.SoftmaxAttentionConfig] { query: SELF heads: 2 "
+    " attention { plugin: 'attention' config { "
+    "[type.googleapis.com/attnlab.plugins.AttentionConfig] { heads: 2 "
     "qk_dim: 2 value_dim: 3 bias: true output_dim: 6 causal: true } } }";
 
 TEST(TransformerBlockTest, GradientChecksPostAndPreLn) {
@@ -54,7 +54,7 @@ TEST(TransformerBlockTest, ParametersAndSublayersAreNamed) {
   auto block = Make(std::string("ffn_hidden: 5") + kAttention, {1, 4, 6});
   std::vector<std::string> names;
   for (Parameter<double>* p : block->parameters()) names.push_back(p->name);
-  EXPECT_EQ(names.front(), "attn/k");
+  EXPECT_EQ(names.front(), "attn/q");
   EXPECT_EQ(names.back(), "ln2/beta");
   EXPECT_NE(block->sublayers()[0].second->AsAttention(), nullptr);
 }
@@ -62,8 +62,8 @@ TEST(TransformerBlockTest, ParametersAndSublayersAreNamed) {
 TEST(TransformerBlockTest, ShapeChangingAttentionIsAConfigError) {
   plugins::TransformerBlockConfig config;
   google::protobuf::TextFormat::ParseFromString(
-      "ffn_hidden: 3 attention { plugin: 'softmax' config { "
-      "[type.googleapis.com/attnlab.plugins.SoftmaxAttentionConfig] { query: SELF value_dim: 2 } } }",
+      "ffn_hidden: 3 attention { plugin: 'attention' config { "
+      "[type.googleapis.com/attnlab.plugins.AttentionConfig] { value_dim: 2 } } }",
       &config);
   auto block = std::move(*TransformerBlock<double>::Create(config));
   ExecContext ctx(1);

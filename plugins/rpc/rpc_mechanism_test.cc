@@ -1,10 +1,12 @@
-#include "plugins/rpc/rpc_attention.h"
+#include "plugins/rpc/rpc_mechanism.h"
 
 #include <cmath>
 
 #include "attention/gradient_check.h"
+#include "plugins/attention/multi_head_attention.h"
 #include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
+#include "attention/base/field_error.h"
 
 namespace attnlab {
 namespace {
@@ -56,13 +58,14 @@ Mat DirectPap(const Mat& k, const Mat& v, int iterations, double lambda, double 
   return l;
 }
 
-TEST(RpcAttentionTest, PapMatchesADirectTranscription) {
+TEST(RpcMechanismTest, PapMatchesADirectTranscription) {
   for (bool over_mu : {false, true}) {
     for (int iterations : {1, 2, 4}) {
       const Mat k = Mat::Random(7, 3), v = Mat::Random(7, 3);
       PapTrace<double> trace;
       // lambda 0.05 so that both conventions leave some entries in S.
-      const Mat ours = PrincipalAttentionPursuit<double>(k, v, iterations, 0.05, over_mu, 8.0, &trace);
+      const Mat ours = PrincipalAttentionPursuit<double>(k, v, iterations, 0.05, over_mu, 8.0,
+                                                         1 / std::sqrt(3.0), &trace);
       const Mat direct = DirectPap(k, v, iterations, 0.05, 8.0, over_mu);
       EXPECT_LT((ours - direct).cwiseAbs().maxCoeff(), 1e-12) << iterations << " " << over_mu;
       EXPECT_GT(trace.s.back().cwiseAbs().maxCoeff(), 0.0);  // the shrinkage did something
@@ -71,18 +74,20 @@ TEST(RpcAttentionTest, PapMatchesADirectTranscription) {
 }
 
 // d<G, PAP(K, V)> against finite differences, through the unrolled iterations and mu.
-TEST(RpcAttentionTest, PapGradientMatchesFiniteDifferences) {
+TEST(RpcMechanismTest, PapGradientMatchesFiniteDifferences) {
   for (bool over_mu : {false, true}) {
     Mat k = Mat::Random(6, 3), v = Mat::Random(6, 3);
     const Mat g = Mat::Random(6, 3);
     PapTrace<double> trace;
-    PrincipalAttentionPursuit<double>(k, v, 3, 0.05, over_mu, 8.0, &trace);
+    const double scale = 1 / std::sqrt(3.0);
+    PrincipalAttentionPursuit<double>(k, v, 3, 0.05, over_mu, 8.0, scale, &trace);
     Mat dk = Mat::Zero(6, 3), dv = Mat::Zero(6, 3);
     PapScratch<double> scratch;
-    PrincipalAttentionPursuitBackward<double>(k, v, 0.05, over_mu, 8.0, trace, g, &scratch, dk, dv);
+    PrincipalAttentionPursuitBackward<double>(k, v, 0.05, over_mu, 8.0, scale, trace, g, &scratch,
+                                              dk, dv);
     auto value = [&] {
       PapTrace<double> other;
-      return PrincipalAttentionPursuit<double>(k, v, 3, 0.05, over_mu, 8.0, &other)
+      return PrincipalAttentionPursuit<double>(k, v, 3, 0.05, over_mu, 8.0, scale, &other)
           .cwiseProduct(g)
           .sum();
     };
@@ -102,39 +107,58 @@ TEST(RpcAttentionTest, PapGradientMatchesFiniteDifferences) {
   }
 }
 
-std::unique_ptr<RpcAttention<double>> Make(const std::string& text, const Shape& input) {
-  plugins::RpcAttentionConfig config;
+// The attention layer around the rpc mechanism (plugins/attention).
+std::unique_ptr<MultiHeadAttention<double>> Make(const std::string& text, const Shape& input) {
+  plugins::AttentionConfig config;
   EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &config)) << text;
-  auto layer = std::move(*RpcAttention<double>::Create(config));
+  auto layer = MultiHeadAttention<double>::Create(config);
+  EXPECT_TRUE(layer.ok()) << layer.status();
   ExecContext ctx(5);
-  EXPECT_TRUE(layer->Setup(input, ctx).ok());
-  return layer;
+  absl::StatusOr<Shape> shape = (*layer)->Setup(input, ctx);
+  EXPECT_TRUE(shape.ok()) << shape.status();
+  return std::move(*layer);
 }
 
-TEST(RpcAttentionTest, SymmetricAttentionByHand) {
-  // One head, D = 1, C = 1, K = V = X (k = v = o = 1): scores x_i x_j.
-  auto layer = Make("head_dim: 1 output_dim: 1 k { value: 1 } v { value: 1 } o { value: 1 }",
-                    {1, 2, 1});
-  Tensor<double> x({1, 2, 1}), out;
-  x.flat() << 1, 2;
+constexpr char kRpc[] = "mechanism: 'rpc' mechanism_config { "
+                        "[type.googleapis.com/attnlab.plugins.RpcConfig] { ";
+
+// With iterations n, the layer's heads are PAP's output: one head, D = C = 1, K = V = X, O = 1.
+TEST(RpcMechanismTest, LayerHeadsArePap) {
+  auto layer = Make(std::string("symmetric: true qk_dim: 1 value_dim: 1 output_dim: 1 "
+                                "k { value: 1 } v { value: 1 } o { value: 1 } ") +
+                        kRpc + "iterations: 2 lambda: 0.05 } }",
+                    {1, 4, 1});
+  Tensor<double> x({1, 4, 1}), out;
+  x.flat() << 1, 2, -0.5, 0.25;
   ExecContext ctx(1);
   layer->Forward(x, &out, ctx);
-  const double e1 = std::exp(1.0), e2 = std::exp(2.0), e4 = std::exp(4.0);
-  EXPECT_NEAR(out.data()[0], (e1 * 1 + e2 * 2) / (e1 + e2), 1e-14);
-  EXPECT_NEAR(out.data()[1], (e2 * 1 + e4 * 2) / (e2 + e4), 1e-14);
+  const Mat direct = DirectPap(x.flat(), x.flat(), 2, 0.05, 1.0, false);
+  EXPECT_LT((out.flat() - direct).cwiseAbs().maxCoeff(), 1e-14);
 }
 
-TEST(RpcAttentionTest, LayerGradientChecksWithPaperSettings) {
-  // n = 4 iterations, lambda = 4, both thresholds.
-  for (const char* text : {"heads: 2 head_dim: 3 output_dim: 5 bias: true pap_iterations: 4",
-                           "heads: 2 head_dim: 3 output_dim: 5 pap_iterations: 4 "
-                           "threshold: LAMBDA_OVER_MU"}) {
-    auto layer = Make(text, {2, 5, 6});
+TEST(RpcMechanismTest, LayerGradientChecksWithPaperSettings) {
+  // n = 4 iterations, lambda = 4, both thresholds, biases and the output map.
+  for (const char* options : {"iterations: 4 } }", "iterations: 4 threshold: LAMBDA_OVER_MU } }"}) {
+    auto layer = Make(std::string("symmetric: true heads: 2 qk_dim: 3 value_dim: 3 output_dim: 5 "
+                                  "bias: true ") + kRpc + options,
+                      {2, 5, 6});
     Tensor<double> x({2, 5, 6});
     x.flat().setRandom();
     absl::Status status = CheckLayerGradients(*layer, x);
-    EXPECT_TRUE(status.ok()) << text << ": " << status;
+    EXPECT_TRUE(status.ok()) << options << ": " << status;
   }
+}
+
+TEST(RpcMechanismTest, NeedsSymmetricHeads) {
+  plugins::AttentionConfig config;
+  ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(
+      std::string(kRpc) + "iterations: 2 } }", &config));
+  auto layer = MultiHeadAttention<double>::Create(config);
+  ASSERT_TRUE(layer.ok()) << layer.status();
+  ExecContext ctx(1);
+  const absl::Status status = (*layer)->Setup({1, 4, 4}, ctx).status();
+  EXPECT_EQ(ErrorField(status), "mechanism");
+  EXPECT_NE(status.message().find("needs symmetric attention"), std::string::npos) << status;
 }
 
 }  // namespace

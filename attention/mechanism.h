@@ -1,0 +1,156 @@
+// Attention mechanisms: what one head does with its queries, keys and values. The multi-head
+// layer (plugins/attention) computes Q, K and V for every sample and head and hands each head to
+// a mechanism; the prompt layer (paper 1) and sparse_select (paper 3) hand theirs too. So a new
+// mechanism, registered in its own plugin folder, runs in every paper's model.
+//
+// A mechanism is either
+//   - a map from scores to weights (WeightsMap below): the head computes S = scale Q K^T, masks
+//     it where causal, maps it to weights A row by row and outputs H = A V; the mechanism gives
+//     the map and its backward (softmax, sigmoid, ReLU, sparsemax); or
+//   - a whole per-head computation (Mechanism itself): RPC's Principal Attention Pursuit, linear
+//     attention.
+#ifndef ATTNLAB_ATTENTION_MECHANISM_H_
+#define ATTNLAB_ATTENTION_MECHANISM_H_
+
+#include <limits>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "attention/kernels/per_thread.h"
+#include "attention/kernels/product.h"
+#include "attention/plugin_registry.h"
+#include "attention/tensor.h"
+
+namespace attnlab {
+
+// A head's Q, K, V, H or their gradients: a block of the layer's batch matrices, in place.
+template <typename T>
+using ConstHeadBlock = Eigen::Ref<const Matrix<T>, 0, Eigen::OuterStride<>>;
+template <typename T>
+using HeadBlock = Eigen::Ref<Matrix<T>, 0, Eigen::OuterStride<>>;
+
+// The heads a mechanism will run.
+struct HeadShape {
+  int qk_dim = 0, value_dim = 0;
+  // The layer's input width (RPC's mu depends on it).
+  int width = 0;
+  // Query i sees keys j <= i only (self-attention: as many queries as keys).
+  bool causal = false;
+  // The queries are the keys (paper 4's symmetric attention): Forward gets q and k the same.
+  bool symmetric = false;
+  // One query per sample (paper 1's prompt form).
+  bool single_query = false;
+};
+
+template <typename T>
+class Mechanism {
+ public:
+  virtual ~Mechanism() = default;
+
+  // Whether the mechanism runs heads of this shape (PAP needs symmetric self-attention); an
+  // error says why not.
+  virtual absl::Status Setup(const HeadShape& shape) {
+    shape_ = shape;
+    return absl::OkStatus();
+  }
+
+  // Before the heads of a Forward (count = samples x heads, indices 0..count-1) and again
+  // before those of the Backward, outside the parallel loop (per-thread scratch, traces).
+  virtual void Prepare(int count) {}
+
+  // Head `index`: writes H (queries x value_dim) and the weights A (queries x keys) the layer's
+  // attention() shows and metrics read (rows need not sum to 1: metrics that need a
+  // distribution normalize them). Heads run in parallel: a mechanism keeps per-head state by
+  // index and scratch per thread.
+  virtual void Forward(int index, ConstHeadBlock<T> q, ConstHeadBlock<T> k, ConstHeadBlock<T> v,
+                       T scale, HeadBlock<T> a, HeadBlock<T> h) = 0;
+
+  // Given dL/dH for head `index`'s last Forward (whose A is `a`): writes dL/dQ, dL/dK, dL/dV.
+  // With symmetric heads there is no dq (null): the queries' gradient is added into dk.
+  virtual void Backward(int index, ConstHeadBlock<T> q, ConstHeadBlock<T> k, ConstHeadBlock<T> v,
+                        T scale, ConstHeadBlock<T> a, ConstHeadBlock<T> dh, HeadBlock<T>* dq,
+                        HeadBlock<T> dk, HeadBlock<T> dv) = 0;
+
+ protected:
+  HeadShape shape_;
+};
+
+// A mechanism given by a map from scores to weights, applied row by row.
+template <typename T>
+class WeightsMap : public Mechanism<T> {
+ public:
+  // In place: scores -> weights. Masked (causal) scores are -infinity and must map to 0.
+  virtual void Map(HeadBlock<T> scores) const = 0;
+
+  // In place: dL/dweights -> dL/dscores, given the weights Map produced.
+  virtual void MapBackward(ConstHeadBlock<T> weights, HeadBlock<T> grad) const = 0;
+
+  void Prepare(int) override { scratch_.Prepare(); }
+
+  void Forward(int, ConstHeadBlock<T> q, ConstHeadBlock<T> k, ConstHeadBlock<T> v, T scale,
+               HeadBlock<T> a, HeadBlock<T> h) override {
+    Product(q, k.transpose(), a, /*accumulate=*/false, scale);
+    if (this->shape_.causal) MaskFuture(a);
+    Map(a);
+    Product(a, v, h, /*accumulate=*/false);
+  }
+
+  void Backward(int, ConstHeadBlock<T> q, ConstHeadBlock<T> k, ConstHeadBlock<T> v, T scale,
+                ConstHeadBlock<T> a, ConstHeadBlock<T> dh, HeadBlock<T>* dq, HeadBlock<T> dk,
+                HeadBlock<T> dv) override {
+    Product(a.transpose(), dh, dv, /*accumulate=*/false);
+    Matrix<T>& grad = Scratch();
+    grad.resize(a.rows(), a.cols());
+    Product(dh, v.transpose(), grad, /*accumulate=*/false);  // dL/dA
+    MapBackward(a, grad);
+    ScoresBackward(q, k, scale, grad, dq, dk);
+  }
+
+  // Key j is masked for query i when j > i (queries and keys are the same tokens).
+  static void MaskFuture(HeadBlock<T> scores) {
+    for (Eigen::Index i = 0; i + 1 < scores.rows(); ++i) {
+      scores.row(i).tail(scores.cols() - i - 1).setConstant(-std::numeric_limits<T>::infinity());
+    }
+  }
+
+  // From dL/dS for S = scale Q K^T: dQ = scale dS K, dK = scale dS^T Q (added to dk when
+  // symmetric, dq null).
+  static void ScoresBackward(ConstHeadBlock<T> q, ConstHeadBlock<T> k, T scale,
+                             const Matrix<T>& grad_scores, HeadBlock<T>* dq, HeadBlock<T> dk) {
+    Product(grad_scores.transpose(), q, dk, /*accumulate=*/false, scale);
+    if (dq != nullptr) {
+      Product(grad_scores, k, *dq, /*accumulate=*/false, scale);
+    } else {
+      Product(grad_scores, k, dk, /*accumulate=*/true, scale);
+    }
+  }
+
+ protected:
+  // This thread's matrix for dL/dA of the head being differentiated (after Prepare).
+  Matrix<T>& Scratch() { return scratch_.Local(); }
+
+ private:
+  PerThread<Matrix<T>> scratch_;
+};
+
+template <typename T>
+Registry<Mechanism<T>>& MechanismRegistry() {
+  return Registry<Mechanism<T>>::Global("mechanism");
+}
+
+}  // namespace attnlab
+
+// At the end of a mechanism plugin's .cc:
+//   ATTNLAB_REGISTER_MECHANISM("sigmoid", SigmoidConfig, Sigmoid, "one-line summary",
+//                              {"example config", ...});
+// Plugin<T> derives from Mechanism<T> (or WeightsMap<T>) and has a static
+//   absl::StatusOr<std::unique_ptr<Plugin<T>>> Create(const Config&).
+#define ATTNLAB_REGISTER_MECHANISM(name, Config, Plugin, summary, ...)                       \
+  static const bool ATTNLAB_CONCAT(attnlab_registered_mechanism_, __LINE__) =               \
+      ::attnlab::RegisterTyped<Config, Plugin, ::attnlab::Mechanism>(                       \
+          ::attnlab::MechanismRegistry<float>(), ::attnlab::MechanismRegistry<double>(), name, \
+          summary, __VA_ARGS__)
+
+#endif  // ATTNLAB_ATTENTION_MECHANISM_H_

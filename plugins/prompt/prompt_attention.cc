@@ -1,0 +1,193 @@
+#include "plugins/prompt/prompt_attention.h"
+
+#include <cmath>
+
+#include "absl/strings/str_cat.h"
+#include "attention/base/field_error.h"
+#include "attention/base/status_macros.h"
+#include "attention/kernels/parallel.h"
+#include "attention/kernels/parallel_product.h"
+#include "attention/kernels/token_passes.h"
+
+namespace attnlab {
+
+template <typename T>
+absl::StatusOr<std::unique_ptr<PromptAttention<T>>> PromptAttention<T>::Create(
+    const Config& config) {
+  if (config.value_dim() < 0) return FieldError("value_dim", "must be >= 0");
+  if (config.has_scale() && !std::isfinite(config.scale())) {
+    return FieldError("scale", "must be finite");
+  }
+  const std::string name = config.mechanism().empty() ? "softmax" : config.mechanism();
+  absl::StatusOr<std::unique_ptr<Mechanism<T>>> mechanism =
+      MechanismRegistry<T>().Create(name, config.mechanism_config());
+  if (!mechanism.ok()) {
+    const bool known = MechanismRegistry<T>().Find(name) != nullptr;
+    return PrefixErrorField(known ? "mechanism_config" : "mechanism", mechanism.status());
+  }
+  return std::unique_ptr<PromptAttention<T>>(
+      new PromptAttention<T>(config, name, std::move(*mechanism)));
+}
+
+template <typename T>
+absl::StatusOr<Shape> PromptAttention<T>::Setup(const Shape& input, ExecContext& ctx) {
+  if (input.rows < 1 || input.cols < 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("prompt attention needs [batch, T >= 1, d >= 1] inputs, got ",
+                     input.ToString()));
+  }
+  dim_ = input.cols;
+  value_dim_ = config_.value_dim() > 0 ? config_.value_dim() : 1;
+  scale_ = static_cast<T>(config_.has_scale() ? config_.scale() : 1.0);
+  HeadShape shape;
+  shape.qk_dim = dim_;
+  shape.value_dim = value_dim_;
+  shape.width = dim_;
+  shape.single_query = true;
+  if (absl::Status s = mechanism_->Setup(shape); !s.ok()) return FieldError("mechanism", s);
+  p_.name = "p";
+  w_.name = "w";
+  v_.name = "v";
+  RETURN_IF_ERROR(InitParameter(config_.p(), {ParamSpec::ZEROS}, dim_, 1, "p", ctx, &p_));
+  RETURN_IF_ERROR(InitParameter(config_.w(), {ParamSpec::IDENTITY}, dim_, dim_, "w", ctx, &w_));
+  RETURN_IF_ERROR(InitParameter(config_.v(), {ParamSpec::NORMAL, 1 / std::sqrt(double(dim_))},
+                                dim_, value_dim_, "v", ctx, &v_));
+  return OutputShape(input);
+}
+
+template <typename T>
+absl::StatusOr<Shape> PromptAttention<T>::OutputShape(const Shape& input) const {
+  if (input.rows < 1 || input.cols != dim_) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "prompt attention was set up for tokens of ", dim_, " entries, got ", input.ToString()));
+  }
+  return Shape{input.batch, 1, value_dim_};
+}
+
+template <typename T>
+void PromptAttention<T>::Forward(const Tensor<T>& in, Tensor<T>* out, ExecContext& ctx) {
+  input_ = &in;
+  const int batch = in.batch(), seq_len = in.rows();
+  query_ = (w_.value * p_.value).transpose();  // the score of x is x^T (W p)
+  values_.resize(in.flat().rows(), value_dim_);
+  probs_.Resize({batch, 1, seq_len});
+  out->Resize({batch, 1, value_dim_});
+  if (map_ == nullptr) {
+    ForwardHeads(in.flat(), batch, seq_len, out->flat(), ctx);
+    return;
+  }
+  ForwardWithMap(in.flat(), batch, seq_len, ctx);
+  for (int b = 0; b < batch; ++b) {  // out_b = a_b V_b
+    out->flat().row(b).noalias() =
+        probs_.sample(b) * values_.middleRows(int64_t(b) * seq_len, seq_len);
+  }
+}
+
+// Sample by sample, two passes over its tokens X_b: the dots of X_b with (W p) and the value
+// maps, then, after the weights, the token moments X_b^T (weights rows) that Backward needs.
+template <typename T>
+void PromptAttention<T>::ForwardWithMap(const Matrix<T>& x, int batch, int seq_len,
+                                        ExecContext& ctx) {
+  const int dv = value_dim_, count = 1 + dv;
+  prompt_vectors_.resize(count, dim_);
+  prompt_vectors_.row(0) = query_;
+  prompt_vectors_.bottomRows(dv) = v_.value.transpose();
+  prompt_dots_.resize(batch, int64_t(count) * seq_len);
+  token_moments_.resize(batch, int64_t(count) * dim_);
+  ParallelFor(ctx, batch, [&](int begin, int end) {
+    for (int b = begin; b < end; ++b) {
+      const T* tokens = x.data() + int64_t(b) * seq_len * dim_;
+      const T* next = b + 1 < end ? tokens + int64_t(seq_len) * dim_ : nullptr;
+      // Row 0: X_b (W p); row 1 + j: X_b V[:, j].
+      Eigen::Map<Matrix<T>> dots(prompt_dots_.row(b).data(), count, seq_len);
+      TokenDots(tokens, seq_len, dim_, prompt_vectors_.data(), count, dots.data(), next);
+      values_.middleRows(int64_t(b) * seq_len, seq_len) = dots.bottomRows(dv).transpose();
+      auto a = probs_.sample(b);  // 1 x T
+      a = scale_ * dots.row(0);
+      map_->Map(a);
+      // In place, the moments' weights: a_b, and dL/dscores for dL/da = V_b[:, j].
+      dots.row(0) = a;
+      for (int j = 1; j < count; ++j) map_->MapBackward(a, dots.row(j));
+      WeightedTokenSums(tokens, seq_len, dim_, dots.data(), count, token_moments_.row(b).data(),
+                        next);
+    }
+  });
+}
+
+template <typename T>
+void PromptAttention<T>::ForwardHeads(const Matrix<T>& x, int batch, int seq_len, Matrix<T>& out,
+                                      ExecContext& ctx) {
+  ParallelProduct(ctx, x, v_.value, values_);
+  mechanism_->Prepare(batch);
+  ParallelFor(ctx, batch, [&](int begin, int end) {
+    for (int b = begin; b < end; ++b) {
+      mechanism_->Forward(b, query_, x.middleRows(int64_t(b) * seq_len, seq_len),
+                          values_.middleRows(int64_t(b) * seq_len, seq_len), scale_,
+                          probs_.sample(b), out.row(b));
+    }
+  });
+}
+
+template <typename T>
+void PromptAttention<T>::Backward(const Tensor<T>& grad_out, Tensor<T>* grad_in,
+                                  ExecContext& ctx) {
+  const Matrix<T>& c = grad_out.flat();  // B x value_dim: dL/dout_b
+  if (map_ == nullptr || grad_in != nullptr) {
+    BackwardHeads(c, grad_in, ctx);
+    return;
+  }
+  // dL/dV = sum_b (X_b^T a_b^T) c_b and dL/d(W p) = scale sum_b sum_j c_bj (the moment j of
+  // sample b), from what Forward kept; the sums over b run in sample order.
+  v_.grad.noalias() = token_moments_.leftCols(dim_).transpose() * c;
+  Matrix<T> grad_query = Matrix<T>::Zero(1, dim_);
+  for (int j = 0; j < value_dim_; ++j) {
+    grad_query.noalias() +=
+        c.col(j).transpose() * token_moments_.middleCols(int64_t(1 + j) * dim_, dim_);
+  }
+  grad_query *= scale_;
+  p_.grad.noalias() = w_.value.transpose() * grad_query.transpose();
+  w_.grad.noalias() = grad_query.transpose() * p_.value.transpose();
+}
+
+template <typename T>
+void PromptAttention<T>::BackwardHeads(const Matrix<T>& c, Tensor<T>* grad_in,
+                                       ExecContext& ctx) {
+  const Matrix<T>& x = input_->flat();
+  const int batch = input_->batch(), seq_len = input_->rows();
+  grad_query_rows_.resize(batch, dim_);
+  grad_keys_.resize(x.rows(), dim_);
+  grad_values_.resize(x.rows(), value_dim_);
+  mechanism_->Prepare(batch);
+  ParallelFor(ctx, batch, [&](int begin, int end) {
+    for (int b = begin; b < end; ++b) {
+      HeadBlock<T> dq = grad_query_rows_.row(b);
+      mechanism_->Backward(b, query_, x.middleRows(int64_t(b) * seq_len, seq_len),
+                           values_.middleRows(int64_t(b) * seq_len, seq_len), scale_,
+                           probs_.sample(b), c.row(b), &dq,
+                           grad_keys_.middleRows(int64_t(b) * seq_len, seq_len),
+                           grad_values_.middleRows(int64_t(b) * seq_len, seq_len));
+    }
+  });
+  v_.grad.noalias() = x.transpose() * grad_values_;
+  Matrix<T> grad_query = Matrix<T>::Zero(1, dim_);
+  for (int b = 0; b < batch; ++b) grad_query += grad_query_rows_.row(b);
+  p_.grad.noalias() = w_.value.transpose() * grad_query.transpose();
+  w_.grad.noalias() = grad_query.transpose() * p_.value.transpose();
+  if (grad_in == nullptr) return;
+  // The keys are the tokens themselves; the values are X V.
+  grad_in->Resize(input_->shape());
+  grad_in->flat() = grad_keys_;
+  ParallelProduct(ctx, grad_values_, v_.value.transpose(), grad_in->flat(), /*accumulate=*/true);
+}
+
+template class PromptAttention<float>;
+template class PromptAttention<double>;
+
+ATTNLAB_REGISTER_LAYER("prompt", plugins::PromptAttentionConfig, PromptAttention,
+                       "paper 1's prompt attention f(X) = v^T X^T weights(X W p) (softmax by "
+                       "default, any mechanism taking one query)",
+                       {"p { init: NORMAL std: 0.5 }",
+                        "value_dim: 3 w { init: NORMAL std: 1 } p { init: NORMAL std: 0.5 }",
+                        "scale: 0.5 p { init: NORMAL std: 0.5 }"});
+
+}  // namespace attnlab

@@ -1,0 +1,82 @@
+// The `prompt` layer (config: prompt.proto): paper 1's f(X) = v^T X^T weights(X W p), with any
+// mechanism that takes one query per sample.
+#ifndef ATTNLAB_PLUGINS_PROMPT_PROMPT_ATTENTION_H_
+#define ATTNLAB_PLUGINS_PROMPT_PROMPT_ATTENTION_H_
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "attention/attention_layer.h"
+#include "attention/mechanism.h"
+#include "plugins/prompt/prompt.pb.h"
+
+namespace attnlab {
+
+template <typename T>
+class PromptAttention : public AttentionLayer<T> {
+ public:
+  using Config = plugins::PromptAttentionConfig;
+
+  static absl::StatusOr<std::unique_ptr<PromptAttention<T>>> Create(const Config& config);
+
+  absl::StatusOr<Shape> Setup(const Shape& input, ExecContext& ctx) override;
+  absl::StatusOr<Shape> OutputShape(const Shape& input) const override;
+  void Forward(const Tensor<T>& in, Tensor<T>* out, ExecContext& ctx) override;
+  void Backward(const Tensor<T>& grad_out, Tensor<T>* grad_in, ExecContext& ctx) override;
+  std::vector<Parameter<T>*> parameters() override { return {&p_, &w_, &v_}; }
+
+  // [batch, 1, T]: each sample's weights over its tokens.
+  const Tensor<T>& attention() const override { return probs_; }
+  // Scores x^T W p = p^T W^T x: the query-key form is W^T.
+  Matrix<T> QueryKeyMatrix(int) const override { return w_.value.transpose(); }
+  void AddQueryKeyGradient(int, const Matrix<T>& grad) override { w_.grad += grad.transpose(); }
+  std::optional<typename AttentionLayer<T>::Prompt> prompt() override {
+    return typename AttentionLayer<T>::Prompt{&p_, &v_, mechanism_name_};
+  }
+
+ private:
+  PromptAttention(const Config& config, std::string mechanism_name,
+                  std::unique_ptr<Mechanism<T>> mechanism)
+      : config_(config),
+        mechanism_name_(std::move(mechanism_name)),
+        mechanism_(std::move(mechanism)),
+        map_(dynamic_cast<WeightsMap<T>*>(mechanism_.get())) {}
+
+  // A score-to-weights map: per sample two passes over X_b (kernels/token_passes.h), the second
+  // taking the moments Backward needs while X_b is in cache.
+  void ForwardWithMap(const Matrix<T>& x, int batch, int seq_len, ExecContext& ctx);
+  // Any mechanism (and any map when dL/dX is asked for): per sample, head by head.
+  void ForwardHeads(const Matrix<T>& x, int batch, int seq_len, Matrix<T>& out,
+                    ExecContext& ctx);
+  void BackwardHeads(const Matrix<T>& grad_out, Tensor<T>* grad_in, ExecContext& ctx);
+
+  Config config_;
+  std::string mechanism_name_;
+  std::unique_ptr<Mechanism<T>> mechanism_;
+  WeightsMap<T>* map_;  // mechanism_ when it is a score-to-weights map, else null
+  int dim_ = 0, value_dim_ = 1;
+  T scale_ = 1;
+  Parameter<T> p_, w_, v_;
+
+  // Caches of the last Forward.
+  const Tensor<T>* input_ = nullptr;
+  Matrix<T> query_;   // 1 x d: (W p)^T
+  Matrix<T> values_;  // (B*T) x value_dim: X V
+  Tensor<T> probs_;   // [B, 1, T]
+  // ForwardWithMap: per sample, the dots with (W p) and V's columns, then the moments' weights
+  // (row 0: the weights a_b; row 1 + j: dL/dscores for dL/da = V_b[:, j]), and the moments
+  // X_b^T (those rows): dL/dV and dL/d(W p) for any dL/dout, without reading X again.
+  Matrix<T> prompt_vectors_;  // (1 + value_dim) x d: (W p)^T and V^T
+  Matrix<T> prompt_dots_;     // B x ((1 + value_dim) T)
+  Matrix<T> token_moments_;   // B x ((1 + value_dim) d)
+  // BackwardHeads: per sample dL/d(query) (summed in sample order: the same bits at any thread
+  // count), dL/dkeys (keys = X) and dL/dvalues.
+  Matrix<T> grad_query_rows_, grad_keys_, grad_values_;
+};
+
+}  // namespace attnlab
+
+#endif  // ATTNLAB_PLUGINS_PROMPT_PROMPT_ATTENTION_H_

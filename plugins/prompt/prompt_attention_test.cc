@@ -1,0 +1,128 @@
+#include "plugins/prompt/prompt_attention.h"
+
+#include <cmath>
+
+#include "attention/base/field_error.h"
+#include "attention/gradient_check.h"
+#include "google/protobuf/text_format.h"
+#include "gtest/gtest.h"
+#include "plugins/attention/attention.pb.h"
+
+namespace attnlab {
+namespace {
+
+using Config = plugins::PromptAttentionConfig;
+
+template <typename T = double>
+std::unique_ptr<PromptAttention<T>> Make(const std::string& text, const Shape& input,
+                                         uint64_t seed = 1) {
+  Config config;
+  EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &config)) << text;
+  auto layer = PromptAttention<T>::Create(config);
+  EXPECT_TRUE(layer.ok()) << layer.status();
+  ExecContext ctx(seed);
+  auto out = (*layer)->Setup(input, ctx);
+  EXPECT_TRUE(out.ok()) << out.status();
+  return std::move(*layer);
+}
+
+TEST(PromptAttentionTest, Paper1ModelByHand) {
+  // TARGETS 1a with p = (0, 1, 0): scores x_t^T W p = (1, 0, 0), values v^T x_t = (1, .9, .9).
+  auto layer = Make(R"pb(p { value: [ 0, 1, 0 ] }
+                         w { value: [ 1, 0, 0, 0, 1, 0, 0, 0, 0 ] }
+                         v { value: [ 0, 0, 1 ] })pb",
+                    {1, 3, 3});
+  Tensor<double> x({1, 3, 3});
+  x.flat() << -0.1, 1, 1, 1, 0, 0.9, 0, 0, 0.9;
+  Tensor<double> out;
+  ExecContext ctx(1);
+  layer->Forward(x, &out, ctx);
+  const double e = std::exp(1.0);
+  EXPECT_EQ(out.shape(), (Shape{1, 1, 1}));
+  EXPECT_NEAR(out.data()[0], (e * 1 + 0.9 + 0.9) / (e + 2), 1e-15);
+  EXPECT_NEAR(layer->attention().sample(0)(0, 0), e / (e + 2), 1e-15);
+  EXPECT_EQ(layer->QueryKeyMatrix(0), layer->parameters()[1]->value.transpose());  // W^T
+}
+
+TEST(PromptAttentionTest, ScaleMultipliesTheScores) {
+  auto layer = Make("scale: 2 p { value: [ 1 ] } w { value: [ 1 ] } v { value: [ 1 ] }",
+                    {1, 2, 1});
+  Tensor<double> x({1, 2, 1}), out;
+  x.flat() << 1, -1;
+  ExecContext ctx(1);
+  layer->Forward(x, &out, ctx);
+  const double a = std::exp(2.0) / (std::exp(2.0) + std::exp(-2.0));
+  EXPECT_NEAR(out.data()[0], a - (1 - a), 1e-15);
+}
+
+// The token-pass path (Backward without dL/dX) and the head-by-head path (with it) give the
+// same parameter gradients.
+TEST(PromptAttentionTest, BothBackwardPathsAgree) {
+  auto layer = Make("value_dim: 3 w { init: NORMAL std: 1 } p { init: NORMAL std: 1 }",
+                    {4, 6, 5}, 3);
+  Tensor<double> x({4, 6, 5}), out, grad_out({4, 1, 3}), grad_in;
+  x.flat().setRandom();
+  grad_out.flat().setRandom();
+  ExecContext ctx(1);
+  layer->Forward(x, &out, ctx);
+  layer->Backward(grad_out, nullptr, ctx);
+  std::vector<Matrix<double>> fast;
+  for (Parameter<double>* p : layer->parameters()) fast.push_back(p->grad);
+  layer->Backward(grad_out, &grad_in, ctx);
+  for (size_t i = 0; i < fast.size(); ++i) {
+    EXPECT_LT((layer->parameters()[i]->grad - fast[i]).cwiseAbs().maxCoeff(), 1e-13) << i;
+  }
+}
+
+TEST(PromptAttentionTest, GradientChecks) {
+  for (const char* config : {"p { init: NORMAL std: 1 }",
+                             "value_dim: 3 w { init: NORMAL std: 1 } p { init: NORMAL std: 1 }",
+                             "scale: 0.3 p { init: NORMAL std: 1 }"}) {
+    auto layer = Make(config, {3, 5, 4}, 2);
+    Tensor<double> x({3, 5, 4});
+    x.flat().setRandom();
+    absl::Status status = CheckLayerGradients(*layer, x);
+    EXPECT_TRUE(status.ok()) << config << ": " << status;
+  }
+}
+
+TEST(PromptAttentionTest, FloatMatchesDouble) {
+  const char* config = "value_dim: 2 p { init: NORMAL std: 1 }";
+  auto d = Make<double>(config, {2, 6, 4}, 9);
+  auto f = Make<float>(config, {2, 6, 4}, 9);
+  Tensor<double> xd({2, 6, 4}), od;
+  xd.flat().setRandom();
+  Tensor<float> xf({2, 6, 4}), of;
+  xf.flat() = xd.flat().cast<float>();
+  ExecContext ctx(1);
+  d->Forward(xd, &od, ctx);
+  f->Forward(xf, &of, ctx);
+  EXPECT_LT((od.flat().cast<float>() - of.flat()).cwiseAbs().maxCoeff(), 1e-5);
+}
+
+TEST(PromptAttentionTest, ErrorsNameTheField) {
+  auto error = [](const std::string& text) {
+    Config config;
+    EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &config)) << text;
+    return ErrorField(PromptAttention<double>::Create(config).status());
+  };
+  EXPECT_EQ(error("value_dim: -2"), "value_dim");
+  EXPECT_EQ(error("mechanism: \"nope\""), "mechanism");
+  Config config;
+  config.mutable_mechanism_config()->PackFrom(plugins::AttentionConfig());
+  EXPECT_EQ(ErrorField(PromptAttention<double>::Create(config).status()), "mechanism_config");
+
+  auto setup_error = [](const std::string& text) {
+    Config config;
+    google::protobuf::TextFormat::ParseFromString(text, &config);
+    auto layer = PromptAttention<double>::Create(config);
+    EXPECT_TRUE(layer.ok()) << layer.status();
+    ExecContext ctx(1);
+    return ErrorField((*layer)->Setup({1, 3, 3}, ctx).status());
+  };
+  EXPECT_EQ(setup_error("p { value: 1 }"), "p.value");
+  EXPECT_EQ(setup_error("mechanism: \"rpc\""), "mechanism");  // PAP needs symmetric heads
+}
+
+}  // namespace
+}  // namespace attnlab

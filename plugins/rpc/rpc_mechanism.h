@@ -1,0 +1,76 @@
+// The `rpc` mechanism (config: rpc.proto): RPC-Attention by Principal Attention Pursuit.
+#ifndef ATTNLAB_PLUGINS_RPC_RPC_MECHANISM_H_
+#define ATTNLAB_PLUGINS_RPC_RPC_MECHANISM_H_
+
+#include <memory>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "attention/kernels/per_thread.h"
+#include "attention/mechanism.h"
+#include "plugins/rpc/rpc.pb.h"
+
+namespace attnlab {
+
+// Principal Attention Pursuit on one head's K and V (N x D), with everything its backward pass
+// needs. Exposed for the direct-transcription test. The trace is kept from step to step, so
+// that the iterations reuse its matrices instead of allocating.
+template <typename T>
+struct PapTrace {
+  T mu = 0, key_l1 = 0;
+  // Per iteration t = 1..n: Y before the iteration, the shrink input R, S, K2, the attention A
+  // and the output L.
+  std::vector<Matrix<T>> y_before, r, s, k2, a, l;
+};
+
+// The backward pass's working matrices, one set per thread, reused for every head.
+template <typename T>
+struct PapScratch {
+  Matrix<T> dk, dl, dy, ds, dy_before, dk2, dr, grad_scores;
+};
+
+// Runs PAP (n >= 1 iterations, scores scale K2 K2^T) and returns L_n, which lives in `trace`.
+template <typename T>
+const Matrix<T>& PrincipalAttentionPursuit(ConstHeadBlock<T> k, ConstHeadBlock<T> v, int iterations,
+                                           T lambda, bool threshold_over_mu, T embed_width, T scale,
+                                           PapTrace<T>* trace);
+
+// Given dL/dH for H = PAP(K, V), adds dL/dK and dL/dV.
+template <typename T>
+void PrincipalAttentionPursuitBackward(ConstHeadBlock<T> k, ConstHeadBlock<T> v, T lambda,
+                                       bool threshold_over_mu, T embed_width, T scale,
+                                       const PapTrace<T>& trace, ConstHeadBlock<T> grad_h,
+                                       PapScratch<T>* scratch, HeadBlock<T> grad_k,
+                                       HeadBlock<T> grad_v);
+
+// The `rpc` mechanism (config: rpc.proto): PAP on each symmetric head, its trace kept per head
+// for the backward.
+template <typename T>
+class RpcMechanism : public Mechanism<T> {
+ public:
+  using Config = plugins::RpcConfig;
+
+  static absl::StatusOr<std::unique_ptr<RpcMechanism<T>>> Create(const Config& config);
+
+  absl::Status Setup(const HeadShape& shape) override;
+  void Prepare(int count) override;
+  void Forward(int index, ConstHeadBlock<T> q, ConstHeadBlock<T> k, ConstHeadBlock<T> v, T scale,
+               HeadBlock<T> a, HeadBlock<T> h) override;
+  void Backward(int index, ConstHeadBlock<T> q, ConstHeadBlock<T> k, ConstHeadBlock<T> v,
+                T scale, ConstHeadBlock<T> a, ConstHeadBlock<T> dh, HeadBlock<T>* dq,
+                HeadBlock<T> dk, HeadBlock<T> dv) override;
+
+ private:
+  explicit RpcMechanism(const Config& config) : config_(config) {}
+  int iterations() const { return config_.has_iterations() ? config_.iterations() : 4; }
+  T lambda() const { return static_cast<T>(config_.has_lambda() ? config_.lambda() : 4.0); }
+  bool over_mu() const { return config_.threshold() == Config::LAMBDA_OVER_MU; }
+
+  Config config_;
+  std::vector<PapTrace<T>> traces_;   // per head of the last Forward
+  PerThread<PapScratch<T>> scratch_;  // the backward's, per thread
+};
+
+}  // namespace attnlab
+
+#endif  // ATTNLAB_PLUGINS_RPC_RPC_MECHANISM_H_
