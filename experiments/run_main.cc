@@ -21,6 +21,7 @@
 #include "experiments/interrupt.h"
 #include "experiments/runner.h"
 #include "experiments/sweep.h"
+#include "experiments/user_paths.h"
 
 ABSL_FLAG(std::string, spec, "",
           "Experiment spec, a text-format attnlab.ExperimentSpec. A relative path resolves "
@@ -49,23 +50,6 @@ ABSL_FLAG(bool, list_plugins, false, "List the registered layers, losses, regula
 
 namespace attnlab {
 namespace {
-
-// `bazel run` starts programs in their runfiles tree; users mean paths relative to where they
-// typed the command.
-std::string ResolveUserPath(const std::string& path) {
-  const char* cwd = std::getenv("BUILD_WORKING_DIRECTORY");
-  if (path.empty() || path[0] == '/' || cwd == nullptr) return path;
-  return absl::StrCat(cwd, "/", path);
-}
-
-// Specs named by per-experiment targets live in the source tree: `bazel run` says where it is.
-// (Not runfiles: there the binary //experiments:max_margin would shadow the folder
-// experiments/max_margin/.)
-std::string ResolveWorkspacePath(const std::string& path) {
-  const char* workspace = std::getenv("BUILD_WORKSPACE_DIRECTORY");
-  if (path.empty() || path[0] == '/' || workspace == nullptr) return path;
-  return absl::StrCat(workspace, "/", path);
-}
 
 template <typename Product>
 void ListPlugins(const Registry<Product>& registry) {
