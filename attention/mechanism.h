@@ -18,6 +18,8 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "attention/base/field_error.h"
 #include "attention/kernels/per_thread.h"
 #include "attention/kernels/product.h"
 #include "attention/plugin_registry.h"
@@ -138,6 +140,23 @@ class WeightsMap : public Mechanism<T> {
 template <typename T>
 Registry<Mechanism<T>>& MechanismRegistry() {
   return Registry<Mechanism<T>>::Global("mechanism");
+}
+
+// The mechanism a layer's config names in its fields `mechanism` (empty: softmax) and
+// `mechanism_config`: an unknown name is the `mechanism` field's error, a bad config its
+// config's.
+inline std::string MechanismName(const std::string& field) {
+  return field.empty() ? "softmax" : field;
+}
+
+template <typename T>
+absl::StatusOr<std::unique_ptr<Mechanism<T>>> CreateMechanism(
+    const std::string& name, const google::protobuf::Any& config) {
+  absl::StatusOr<std::unique_ptr<Mechanism<T>>> mechanism =
+      MechanismRegistry<T>().Create(name, config);
+  if (mechanism.ok()) return mechanism;
+  const bool known = MechanismRegistry<T>().Find(name) != nullptr;
+  return PrefixErrorField(known ? "mechanism_config" : "mechanism", mechanism.status());
 }
 
 }  // namespace attnlab

@@ -18,15 +18,11 @@ absl::StatusOr<std::unique_ptr<PromptAttention<T>>> PromptAttention<T>::Create(
   if (config.has_scale() && !std::isfinite(config.scale())) {
     return FieldError("scale", "must be finite");
   }
-  const std::string name = config.mechanism().empty() ? "softmax" : config.mechanism();
-  absl::StatusOr<std::unique_ptr<Mechanism<T>>> mechanism =
-      MechanismRegistry<T>().Create(name, config.mechanism_config());
-  if (!mechanism.ok()) {
-    const bool known = MechanismRegistry<T>().Find(name) != nullptr;
-    return PrefixErrorField(known ? "mechanism_config" : "mechanism", mechanism.status());
-  }
+  const std::string name = MechanismName(config.mechanism());
+  ASSIGN_OR_RETURN(std::unique_ptr<Mechanism<T>> mechanism,
+                   CreateMechanism<T>(name, config.mechanism_config()));
   return std::unique_ptr<PromptAttention<T>>(
-      new PromptAttention<T>(config, name, std::move(*mechanism)));
+      new PromptAttention<T>(config, name, std::move(mechanism)));
 }
 
 template <typename T>

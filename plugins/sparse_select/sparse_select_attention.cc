@@ -47,20 +47,16 @@ absl::StatusOr<std::unique_ptr<SparseSelectAttention<T>>> SparseSelectAttention<
       return FieldError("positions", "stochastic encodings are drawn per sample, not given");
     }
   }
-  const std::string name = config.mechanism().empty() ? "softmax" : config.mechanism();
-  absl::StatusOr<std::unique_ptr<Mechanism<T>>> mechanism =
-      MechanismRegistry<T>().Create(name, config.mechanism_config());
-  if (!mechanism.ok()) {
-    const bool known = MechanismRegistry<T>().Find(name) != nullptr;
-    return PrefixErrorField(known ? "mechanism_config" : "mechanism", mechanism.status());
-  }
-  if (dynamic_cast<WeightsMap<T>*>(mechanism->get()) == nullptr) {
+  const std::string name = MechanismName(config.mechanism());
+  ASSIGN_OR_RETURN(std::unique_ptr<Mechanism<T>> mechanism,
+                   CreateMechanism<T>(name, config.mechanism_config()));
+  if (dynamic_cast<WeightsMap<T>*>(mechanism.get()) == nullptr) {
     return FieldError("mechanism", absl::StrCat("sparse_select computes its scores itself: it "
                                                 "takes a map from scores to weights (softmax, "
                                                 "sigmoid, relu, sparsemax), not '", name, "'"));
   }
   return std::unique_ptr<SparseSelectAttention<T>>(
-      new SparseSelectAttention<T>(config, std::move(*mechanism)));
+      new SparseSelectAttention<T>(config, std::move(mechanism)));
 }
 
 template <typename T>
