@@ -8,6 +8,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "attention/base/field_error.h"
+#include "attention/base/files.h"
 #include "experiments/field_path.h"
 #include "experiments/first_parse_error.h"
 #include "experiments/text_nesting.h"
@@ -153,8 +154,7 @@ absl::StatusOr<ParsedSpec> ReadSpecFile(const std::string& path) {
   text << in.rdbuf();
   absl::StatusOr<ParsedSpec> parsed = ParseSpecText(text.str(), path);
   if (parsed.ok()) {
-    const size_t slash = path.rfind('/');
-    parsed->directory = slash == std::string::npos ? "." : path.substr(0, slash);
+    parsed->directory = DirectoryOf(path);
   }
   return parsed;
 }

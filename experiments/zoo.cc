@@ -19,11 +19,6 @@
 namespace attnlab {
 namespace {
 
-std::string Directory(const std::string& path) {
-  const size_t slash = path.rfind('/');
-  return slash == std::string::npos ? "." : path.substr(0, slash);
-}
-
 // The spec of one (task, mechanism): the task's overrides, the mechanism in each of its
 // configs, only the reported metrics, no sweep axes, no report. An error is the zoo spec's.
 absl::StatusOr<ParsedSpec> CellSpec(const ZooSpec::Task& task, const std::string& zoo_dir,
@@ -99,7 +94,7 @@ absl::StatusOr<std::vector<ZooCell>> RunZoo(const ZooSpec& zoo, const std::strin
           absl::StrJoin(MechanismRegistry<double>().Names(), ", ")));
     }
   }
-  const std::string zoo_dir = Directory(zoo_path);
+  const std::string zoo_dir = DirectoryOf(zoo_path);
   std::vector<ZooCell> cells;
   for (const ZooSpec::Task& task : zoo.task()) {
     for (const std::string& mechanism : mechanisms) {

@@ -27,6 +27,12 @@ absl::Status ErrnoError(const std::string& what);
 // mkdir -p.
 absl::Status MakeDirectories(const std::string& path);
 
+// The directory part of `path` ("." for a bare file name).
+inline std::string DirectoryOf(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  return slash == std::string::npos ? "." : path.substr(0, slash);
+}
+
 // FNV-1a, 64 bit: stable across runs, machines and builds (unlike std::hash or absl::Hash);
 // trial ids and trial manifests.
 uint64_t Fnv1a(absl::string_view bytes);

@@ -66,14 +66,15 @@ void LinearMechanism<T>::Backward(int, ConstHeadBlock<T> q, ConstHeadBlock<T> k,
     s.state.noalias() = s.phi_k.transpose() * v;
     s.normalizer.noalias() = s.phi_k.colwise().sum().transpose();
     s.denominators.noalias() = s.phi_q * s.normalizer;
-    Matrix<T> grad_numerators = dh;  // rows dh_i / d_i
+    Matrix<T>& grad_numerators = s.grad_numerators;
+    grad_numerators = dh;  // rows dh_i / d_i
     grad_numerators.array().colwise() /= s.denominators.array();
-    Matrix<T> outputs = s.phi_q * s.state;  // rows n_i; h_i = n_i / d_i
+    s.outputs.noalias() = s.phi_q * s.state;  // rows n_i; h_i = n_i / d_i
     // dL/dd_i = -dh_i . n_i / d_i^2 = -(dL/dn_i) . h_i.
-    const Vector<T> grad_denominators =
-        -(grad_numerators.cwiseProduct(outputs).rowwise().sum().array() /
-          s.denominators.array())
-             .matrix();
+    Vector<T>& grad_denominators = s.grad_denominators;
+    grad_denominators = -(grad_numerators.cwiseProduct(s.outputs).rowwise().sum().array() /
+                          s.denominators.array())
+                             .matrix();
     s.grad_phi_q.noalias() = grad_numerators * s.state.transpose();
     s.grad_phi_q.noalias() += grad_denominators * s.normalizer.transpose();
     s.state_grad.noalias() = s.phi_q.transpose() * grad_numerators;  // dL/dstate
@@ -83,8 +84,10 @@ void LinearMechanism<T>::Backward(int, ConstHeadBlock<T> q, ConstHeadBlock<T> k,
     dv.noalias() = s.phi_k * s.state_grad;
   } else {
     // Forward again for the running sums at each i: dL/dphi(q_i) = state_i g_i + z_i dL/dd_i.
-    Matrix<T> grad_numerators(queries, v.cols());
-    Vector<T> grad_denominators(queries);
+    Matrix<T>& grad_numerators = s.grad_numerators;
+    Vector<T>& grad_denominators = s.grad_denominators;
+    grad_numerators.resize(queries, v.cols());
+    grad_denominators.resize(queries);
     s.state.setZero(k.cols(), v.cols());
     s.normalizer.setZero(k.cols());
     for (Eigen::Index i = 0; i < queries; ++i) {

@@ -31,8 +31,8 @@ class LinearMechanism : public Mechanism<T> {
 
  private:
   struct Scratch {
-    Matrix<T> phi_q, phi_k, grad_phi_q, grad_phi_k, state, state_grad;
-    Vector<T> denominators, normalizer, normalizer_grad;
+    Matrix<T> phi_q, phi_k, grad_phi_q, grad_phi_k, state, state_grad, grad_numerators, outputs;
+    Vector<T> denominators, normalizer, normalizer_grad, grad_denominators;
   };
   PerThread<Scratch> scratch_;
 };
