@@ -91,6 +91,7 @@ absl::Status CheckLayerGradients(Layer<double>& layer, const Tensor<double>& inp
   }
   std::vector<Parameter<double>*> params = layer.parameters();
   for (size_t k = 0; k < params.size(); ++k) {
+    if (params[k]->frozen) continue;  // no gradient owed (Parameter::grad)
     for (Eigen::Index i = 0; i < params[k]->value.size(); ++i) {
       const double numeric = CentralDifference(params[k]->value.data() + i, options.step, loss);
       worst.Add(absl::StrCat(params[k]->name, "[", i, "]"), analytic_params[k].data()[i],
@@ -141,6 +142,7 @@ absl::Status CheckModelGradients(Model<double>& model, const Tensor<double>& inp
   Worst worst(options.tolerance);
   for (size_t k = 0; k < model.parameters().size(); ++k) {
     Parameter<double>* p = model.parameters()[k];
+    if (p->frozen) continue;
     for (Eigen::Index i = 0; i < p->value.size(); ++i) {
       worst.Add(absl::StrCat(p->name, "[", i, "]"), analytic[k].data()[i],
                 CentralDifference(p->value.data() + i, options.step, loss));

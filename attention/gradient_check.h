@@ -20,10 +20,10 @@ struct GradientCheckOptions {
   uint64_t seed = 1;
 };
 
-// Checks dL/d(input) and dL/d(each parameter) of `layer` (already Setup for `input`'s shape)
-// for the loss L = sum(R .* layer(input)), R a fixed random tensor; the parameter gradients
-// also from a Backward that asks for no input gradient (as a first layer's does). OK, or an
-// error naming the worst entry.
+// Checks dL/d(input) and dL/d(each parameter that is not frozen) of `layer` (already Setup for
+// `input`'s shape) for the loss L = sum(R .* layer(input)), R a fixed random tensor; the
+// parameter gradients also from a Backward that asks for no input gradient (as a first layer's
+// does). OK, or an error naming the worst entry.
 absl::Status CheckLayerGradients(Layer<double>& layer, const Tensor<double>& input,
                                  const GradientCheckOptions& options = {});
 

@@ -17,7 +17,7 @@ struct Parameter {
   // The layer-local name ("p"); Model prefixes the layer name ("attention/p").
   std::string name;
   Matrix<T> value;
-  // Set by the owning layer's Backward.
+  // Set by the owning layer's Backward; a frozen parameter's may be left at zero.
   Matrix<T> grad;
   // Not updated by optimizers.
   bool frozen = false;

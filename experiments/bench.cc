@@ -6,8 +6,11 @@
 // language model), the ones tools/compare_pytorch/compare times against PyTorch.
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <string>
+#include <vector>
 
 #include "attention/model.h"
 #include "benchmark/benchmark.h"
@@ -16,6 +19,7 @@
 #include "experiments/trial_runner.h"
 #include "google/protobuf/text_format.h"
 #include "solvers/optimizer.h"
+#include "tbb/parallel_for.h"
 #include "tbb/task_arena.h"
 
 namespace attnlab {
@@ -98,6 +102,32 @@ void BM_LanguageModelStep(benchmark::State& state) {
 BENCHMARK(BM_LanguageModelStep)->ArgName("threads")->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)
     ->UseRealTime()->MinTime(3);
 
+// Seconds to read `values` once, split evenly over the arena's threads: the memory floor of a
+// step that must read them (median of 15 reads).
+double StreamingReadSeconds(const std::vector<double>& values, tbb::task_arena& arena, int threads) {
+  std::vector<double> sums(threads), times;
+  const size_t chunk = (values.size() + threads - 1) / threads;
+  for (int read = 0; read < 15; ++read) {
+    const auto start = std::chrono::steady_clock::now();
+    arena.execute([&] {
+      tbb::parallel_for(0, threads, [&](int t) {
+        double acc[8] = {};  // independent sums: the loop runs at the memory's pace
+        const size_t begin = t * chunk, end = std::min(values.size(), begin + chunk);
+        size_t i = begin;
+        for (; i + 8 <= end; i += 8) {
+          for (int k = 0; k < 8; ++k) acc[k] += values[i + k];
+        }
+        for (; i < end; ++i) acc[0] += values[i];
+        sums[t] = acc[0] + acc[1] + acc[2] + acc[3] + acc[4] + acc[5] + acc[6] + acc[7];
+      }, tbb::static_partitioner());
+    });
+    times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    benchmark::DoNotOptimize(sums.data());
+  }
+  std::nth_element(times.begin(), times.begin() + times.size() / 2, times.end());
+  return times[times.size() / 2];
+}
+
 // One benchmark iteration is a whole run of the workload's training.steps steps, built once
 // outside the timing (data loading is not a step). Reported: seconds per step, where a step
 // is a batch, forward, loss, backward and optimizer update.
@@ -123,10 +153,17 @@ void BM_Workload(benchmark::State& state, const std::string& path, int threads) 
   state.counters["s/step"] = benchmark::Counter(
       static_cast<double>(parsed->spec.training().steps() + 1) * state.iterations(),
       benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  // Paper 1's step reads the whole token tensor (n T d doubles): its floor is one streaming read.
+  if (parsed->spec.dataset().has_planted() && parsed->spec.model().dtype() == ModelSpec::DOUBLE) {
+    const auto& planted = parsed->spec.dataset().planted();
+    const std::vector<double> tokens(
+        size_t(planted.num_sequences()) * planted.seq_len() * planted.dim(), 1.0);
+    state.counters["read_s"] = StreamingReadSeconds(tokens, arena, threads);
+  }
 }
 
 void RegisterWorkloads() {
-  for (const char* name : {"p1_tiny", "p1_large", "p3_spe", "p3_fixed", "p3_fc1024",
+  for (const char* name : {"p1_tiny", "p1_large", "p3_spe", "p3_spe_full", "p3_fixed", "p3_fc1024",
                            "vit_softmax", "vit_rpc"}) {
     for (int threads : {1, 2}) {
       const std::string path = absl::StrCat("experiments/workloads/", name, ".textproto");

@@ -76,6 +76,7 @@ T LmCrossEntropy<T>::Compute(const Tensor<T>& prediction, const Tensor<T>& targe
   const T inv_tokens = T(1) / tokens;
   if (grad != nullptr) {
     grad->Resize(prediction.shape());
+    w_transposed_ = w_.value.transpose();
     w_.grad.setZero();
     if (config_.bias()) b_.grad.setZero();
   }
@@ -103,7 +104,7 @@ T LmCrossEntropy<T>::Compute(const Tensor<T>& prediction, const Tensor<T>& targe
     if (grad == nullptr) continue;
     ParallelProduct(ctx, h.middleRows(start, n).transpose(), logits_, w_.grad, /*accumulate=*/true);
     if (config_.bias()) b_.grad += logits_.colwise().sum();
-    ParallelProduct(ctx, logits_, w_.value.transpose(), grad->flat().middleRows(start, n));
+    ParallelProduct(ctx, logits_, w_transposed_, grad->flat().middleRows(start, n));
   }
   return static_cast<T>(total / tokens);
 }

@@ -198,13 +198,17 @@ void SparseSelectAttention<T>::ForwardShared(const Tensor<T>& in, Tensor<T>* out
   seq_len_ = in.rows();
   const auto p = positions_.value.topRows(seq_len_);
   marks_.resize(batch, seq_len_);
-  for (int b = 0; b < batch; ++b) {
-    marks_.row(b) = (in.sample(b).col(dim_).array() > T(0.5)).template cast<T>().transpose();
-  }
   queries_.resize(batch, encoding_dim_);
+  for (int b = 0; b < batch; ++b) {  // q_b = sum_{j in y} p_j: |y| rows, not a product with marks
+    marks_.row(b) = (in.sample(b).col(dim_).array() > T(0.5)).template cast<T>().transpose();
+    auto q = queries_.row(b);
+    q.setZero();
+    for (int t = 0; t < seq_len_; ++t) {
+      if (marks_(b, t) != 0) q += p.row(t);
+    }
+  }
   keys_dir_.resize(batch, encoding_dim_);
   grad_scores_.resize(batch, seq_len_);  // the scores for now
-  ParallelProduct(ctx, marks_, p, queries_);                     // q_b = sum_{j in y} p_j
   ParallelProduct(ctx, queries_, w_.value.transpose(), keys_dir_);  // (W q_b)^T
   ParallelProduct(ctx, keys_dir_, p.transpose(), grad_scores_);   // s_bi = p_i . W q_b
   probs_.Resize({batch, 1, seq_len_});
@@ -242,9 +246,10 @@ void SparseSelectAttention<T>::BackwardShared(const Tensor<T>& grad_out, Tensor<
   const auto p = positions_.value.topRows(seq_len_);
   r_.resize(batch, encoding_dim_);
   ParallelProduct(ctx, grad_scores_, p, r_);  // r_b = sum_i ds_bi p_i
-  w_.grad.noalias() = r_.transpose() * queries_;
-  // p_i enters as a key (through s_i, direction W q) and, for i in y, through q.
+  ParallelProduct(ctx, r_.transpose(), queries_, w_.grad);
   positions_.grad.setZero();
+  if (positions_.frozen) return;  // FIXED and SINUSOIDAL encodings: no one reads their gradient
+  // p_i enters as a key (through s_i, direction W q) and, for i in y, through q.
   auto used = positions_.grad.topRows(seq_len_);
   used.noalias() = grad_scores_.transpose() * keys_dir_;
   used.noalias() += marks_.transpose() * (r_ * w_.value);

@@ -38,11 +38,14 @@ def blas_core():
 
 
 # Paper 1: f(X) = v^T X^T softmax(X W p), W = I and v fixed, p trained by normalized GD on the
-# logistic loss, double precision, the whole (planted) training set every step.
+# logistic loss, double precision, the whole (planted) training set every step. Written as
+# softmax(X (W p)) . (X v) with torch.mv on the n T x d token matrix: three passes over X per step
+# (scores, X v, and the gradient X^T g), where the batched form (X^T softmax) v costs about twice.
 def p1(n, seq_len, dim):
     torch.manual_seed(1)
     x = torch.randn(n, seq_len, dim, dtype=torch.float64) * 0.2
     x[:, 0, 0] += 1
+    tokens = x.reshape(n * seq_len, dim)
     y = torch.ones(n, dtype=torch.float64)
     w = torch.eye(dim, dtype=torch.float64)
     v = torch.zeros(dim, dtype=torch.float64)
@@ -52,14 +55,14 @@ def p1(n, seq_len, dim):
     p.requires_grad_(True)
 
     def step():
-        scores = x @ (w @ p)                       # [n, T]
-        out = (x.transpose(1, 2) @ torch.softmax(scores, 1).unsqueeze(2)).squeeze(2) @ v
+        scores = torch.mv(tokens, torch.mv(w, p)).view(n, seq_len)
+        out = (torch.softmax(scores, 1) * torch.mv(tokens, v).view(n, seq_len)).sum(1)
         loss = F.softplus(-y * out).mean()
         (grad,) = torch.autograd.grad(loss, p)
         with torch.no_grad():
             p.sub_(0.1 * grad / grad.norm())
-    # forward: X (W p) and X^T a, 2 n T d each; backward about twice that
-    return step, 3 * 4.0 * n * seq_len * dim
+    # X (W p), X v and X^T g: 2 n T d each
+    return step, 3 * 2.0 * n * seq_len * dim
 
 
 # Paper 3: STS_q, T = 200, q = 3, d = 5; f(X, y) = sum_i softmax_i(p_i^T W q) x_i, q = sum_{j in y} p_j.
@@ -78,9 +81,13 @@ def p3_attention(stochastic, de=170, batch=256, seq_len=200):
 
     def step():
         x, subset, target = sts_batch(batch, seq_len)
-        pos = torch.randn(batch, seq_len, de) / math.sqrt(de) if stochastic else fixed.expand(batch, -1, -1)
-        query = torch.gather(pos, 1, subset.unsqueeze(2).expand(-1, -1, de)).sum(1)   # [B, de]
-        scores = (pos @ (query @ w.T).unsqueeze(2)).squeeze(2)                          # [B, T]
+        if stochastic:
+            pos = torch.randn(batch, seq_len, de) / math.sqrt(de)
+            query = torch.gather(pos, 1, subset.unsqueeze(2).expand(-1, -1, de)).sum(1)  # [B, de]
+            scores = (pos @ (query @ w.T).unsqueeze(2)).squeeze(2)                         # [B, T]
+        else:  # shared encodings: the scores of the whole batch are one product
+            query = fixed[subset].sum(1)
+            scores = (query @ w.T) @ fixed.T
         out = (torch.softmax(scores, 1).unsqueeze(1) @ x).squeeze(1)
         loss = 0.5 * ((out - target) ** 2).sum(1).mean()
         optimizer.zero_grad(set_to_none=True)
