@@ -110,7 +110,8 @@ def p3_fc(width=1024, batch=256, seq_len=200, dim=5):
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         optimizer.step()
-    return step, 3 * 2.0 * batch * (seq_len * (dim + 1) * width + width * dim)
+    # forward and the weight gradients; the input needs no gradient (the net's first layer)
+    return step, 2 * 2.0 * batch * (seq_len * (dim + 1) * width + width * dim)
 
 
 # Paper 2: 1-layer Post-LN LM, T = 64, batch 64, d = 128, one head, vocabulary 33,278, AdamW.
