@@ -4,14 +4,18 @@
 // budget of 1 and 2 threads (trials side by side, one TBB arena).
 // Training steps of the papers' workloads (experiments/workloads/*.textproto, and paper 2's
 // language model), the ones tools/compare_pytorch/compare times against PyTorch.
+// --product_backend=chosen|tiled|libxsmm|onednn runs every float product block on that backend
+// (attention/kernels/library_product.h): the whole-workload A/B of the GEMM libraries.
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <string>
 #include <vector>
 
+#include "attention/kernels/library_product.h"
 #include "attention/model.h"
 #include "benchmark/benchmark.h"
 #include "absl/strings/str_cat.h"
@@ -179,6 +183,25 @@ void RegisterWorkloads() {
 }  // namespace attnlab
 
 int main(int argc, char** argv) {
+  // Our one flag, taken out of argv before Google Benchmark reads the rest.
+  const std::string kFlag = "--product_backend=";
+  int kept = 1;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg.rfind(kFlag, 0) != 0) {
+      argv[kept++] = argv[i];
+      continue;
+    }
+    attnlab::ProductBackend backend;
+    if (!attnlab::ParseProductBackend(arg.c_str() + kFlag.size(), &backend)) {
+      std::fprintf(stderr,
+                   "bench: --product_backend: '%s' is not one of chosen, tiled, libxsmm, onednn\n",
+                   arg.c_str() + kFlag.size());
+      return 2;
+    }
+    attnlab::SetProductBackend(backend);
+  }
+  argc = kept;
   attnlab::RegisterWorkloads();
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;

@@ -1,11 +1,13 @@
 // The GEMM libraries against our own products, on the products our workloads run, one thread,
 // float: bazel run -c opt //attention/kernels:gemm_ab
 //
-// "ours" is ParallelProduct as the layers call it (TiledProduct, a copied transposed rhs, or
-// Eigen's GEMM for a large transposed rhs); the others are BLIS (bli_sgemm, any strides),
-// libxsmm (JIT kernels from libxsmm_smmdispatch; n/a where it generates none), oneDNN
-// (dnnl_sgemm) and OpenBLAS (cblas_sgemm, loaded with its own kernel choice: the A/B runs with
-// OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE removed). Each reports GFLOP/s; run with
+// "ours/<backend>" is ParallelProduct as the layers call it (blocks of 128 columns or 256 rows,
+// a small transposed rhs copied row-major, Eigen's GEMM for a large one), each block multiplied
+// by one ProductBackend: tiled (TiledProduct), libxsmm (its JIT kernel, TiledProduct where it
+// has none), onednn (dnnl_sgemm), chosen (the rule in library_product.cc). The others multiply
+// the whole shape in one call: BLIS (bli_sgemm, any strides), libxsmm (libxsmm_smmdispatch; n/a
+// where it generates none), oneDNN (dnnl_sgemm) and OpenBLAS (cblas_sgemm, loaded with its own
+// kernel choice: the A/B runs with OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE removed). Each reports GFLOP/s; run with
 // --benchmark_enable_random_interleaving=true --benchmark_repetitions=3 for alternating runs.
 // The kernels each library runs are printed first.
 #include <dlfcn.h>
@@ -77,8 +79,9 @@ struct Operands {
 
 using RowMap = Eigen::Map<const Matrix<float>, 0, Eigen::OuterStride<>>;
 
-void Ours(const Shape& s, Operands& o) {
+void Ours(const Shape& s, Operands& o, ProductBackend backend) {
   static ExecContext ctx(1, 1);
+  SetProductBackend(backend);
   const RowMap a(o.a.data(), o.a_rows, o.a_cols, Eigen::OuterStride<>(o.lda));
   const RowMap b(o.b.data(), o.b_rows, o.b_cols, Eigen::OuterStride<>(o.ldb));
   Eigen::Map<Matrix<float>> c(o.c.data(), s.m, s.n);
@@ -148,7 +151,11 @@ void Register() {
                                    [&s, product](benchmark::State& st) { BM_Gemm(st, s, product); })
           ->Unit(benchmark::kMicrosecond);
     };
-    add("ours", Ours);
+    for (ProductBackend backend : {ProductBackend::kTiled, ProductBackend::kLibxsmm,
+                                   ProductBackend::kOneDnn, ProductBackend::kChosen}) {
+      add(absl::StrCat("ours/", ProductBackendName(backend)).c_str(),
+          [backend](const Shape& shape, Operands& ops) { Ours(shape, ops, backend); });
+    }
     add("blis", Blis);
     add("onednn", OneDnn);
     if (openblas_sgemm != nullptr) add("openblas", OpenBlas);

@@ -72,7 +72,19 @@ void CheckAll(double tolerance) {
   }
 }
 
-TEST(ParallelProductTest, MatchesEigenInFloat) { CheckAll<float>(1e-5); }
+// Float products on each ProductBackend (bit-identical across thread counts on each).
+template <typename F>
+void OnEachBackend(F check) {
+  for (ProductBackend backend : {ProductBackend::kChosen, ProductBackend::kTiled,
+                                 ProductBackend::kLibxsmm, ProductBackend::kOneDnn}) {
+    SCOPED_TRACE(ProductBackendName(backend));
+    SetProductBackend(backend);
+    check();
+  }
+  SetProductBackend(ProductBackend::kChosen);
+}
+
+TEST(ParallelProductTest, MatchesEigenInFloat) { OnEachBackend([] { CheckAll<float>(1e-5); }); }
 TEST(ParallelProductTest, MatchesEigenInDouble) { CheckAll<double>(1e-13); }
 
 // ParallelAffine: lhs * rhs + bias in every row, in blocks of rows and of columns, with the
@@ -120,7 +132,7 @@ void CheckAffine(double tolerance) {
   }
 }
 
-TEST(ParallelProductTest, AffineMatchesEigenInFloat) { CheckAffine<float>(1e-5); }
+TEST(ParallelProductTest, AffineMatchesEigenInFloat) { OnEachBackend([] { CheckAffine<float>(1e-5); }); }
 TEST(ParallelProductTest, AffineMatchesEigenInDouble) { CheckAffine<double>(1e-13); }
 
 // TokenProducts: a^T b and the column sums of a and b over token counts within one chunk and
@@ -154,7 +166,7 @@ void CheckTokenProducts(double tolerance) {
   }
 }
 
-TEST(ParallelProductTest, TokenProductsMatchEigenInFloat) { CheckTokenProducts<float>(1e-5); }
+TEST(ParallelProductTest, TokenProductsMatchEigenInFloat) { OnEachBackend([] { CheckTokenProducts<float>(1e-5); }); }
 TEST(ParallelProductTest, TokenProductsMatchEigenInDouble) { CheckTokenProducts<double>(1e-13); }
 
 TEST(ParallelProductTest, TokenProductsByHand) {

@@ -1,6 +1,7 @@
-// out (+)= alpha lhs rhs on the calling thread, for any Eigen operands: TiledProduct where they
-// are views of memory with unit stride (op(lhs) and a row-major rhs are read in place, a small
-// transposed rhs is copied row-major), Eigen's GEMM for everything else.
+// out (+)= alpha lhs rhs on the calling thread, for any Eigen operands. Where they are views of
+// memory with unit stride (op(lhs) and a row-major rhs are read in place, a small transposed
+// rhs is copied row-major): in float, a GEMM library where it is the faster (LibraryProduct),
+// else TiledProduct; Eigen's GEMM for everything else.
 #ifndef ATTNLAB_ATTENTION_KERNELS_PRODUCT_H_
 #define ATTNLAB_ATTENTION_KERNELS_PRODUCT_H_
 
@@ -9,9 +10,10 @@
 #include <vector>
 
 #include "Eigen/Core"
+#include "attention/kernels/library_product.h"
 #include "attention/kernels/packet.h"
-#include "attention/tensor.h"
 #include "attention/kernels/tiled_product.h"
+#include "attention/tensor.h"
 
 namespace attnlab {
 namespace product_internal {
@@ -63,6 +65,18 @@ constexpr bool CopiedRhs() {
   return UnitStride<R>() && !RowMajorView<R>();
 }
 
+// LibraryProduct in float (false where it leaves the product to TiledProduct); false in double.
+template <typename T>
+bool FloatLibraryProduct(int rows, int cols, int depth, T alpha, const T* a, int64_t a_row,
+                         int64_t a_col, const T* b, int64_t ldb, T* c, int64_t ldc,
+                         bool accumulate, const T* bias, const T* addend, int64_t ld_addend) {
+  if constexpr (std::is_same_v<T, float>) {
+    return LibraryProduct(rows, cols, depth, alpha, a, a_row, a_col, b, ldb, c, ldc, accumulate,
+                          bias, addend, ld_addend);
+  }
+  return false;
+}
+
 template <typename L, typename R, typename O, typename T>
 void EigenProduct(const L& lhs, const R& rhs, O& out, bool accumulate, T alpha, const T* bias,
                   const T* addend, int64_t ld_addend) {
@@ -99,13 +113,23 @@ void Product(const L& lhs, const R& rhs, O&& out, bool accumulate,
       const int64_t a_col = lhs_row_major ? 1 : lhs.outerStride();
       if (!kRhsRowMajor) {
         const auto copy = PaddedCopy(rhs, ThreadBuffer<T, 0>::Get().values);
+        if (FloatLibraryProduct<T>(rows, cols, depth, alpha, lhs.data(), a_row, a_col,
+                                   copy.data(), copy.cols(), out.data(), out.outerStride(),
+                                   accumulate, bias, addend, ld_addend)) {
+          return;
+        }
         TiledProduct<T>(rows, cols, depth, alpha, lhs.data(), a_row, a_col, copy.data(),
                         copy.cols(), out.data(), out.outerStride(), accumulate, bias, addend,
                         ld_addend);
         return;
       }
-      // A row-major rhs is read in place, but for the columns past its last whole packet
-      // (which it may not have memory for).
+      if (FloatLibraryProduct<T>(rows, cols, depth, alpha, lhs.data(), a_row, a_col, rhs.data(),
+                                 rhs.outerStride(), out.data(), out.outerStride(), accumulate,
+                                 bias, addend, ld_addend)) {
+        return;
+      }
+      // TiledProduct reads a row-major rhs in place, but for the columns past its last whole
+      // packet (which it may not have memory for).
       const int full = cols - cols % kPacketSize<T>;
       if (full > 0) {
         TiledProduct<T>(rows, full, depth, alpha, lhs.data(), a_row, a_col, rhs.data(),

@@ -1,7 +1,8 @@
 // Product against Eigen's product on every path it takes: row-major and transposed lhs (a
 // head's A^T), row-major and transposed rhs (K^T, small enough to copy, and too large to),
 // outputs with and without columns past the last whole packet, strided blocks of wider matrices
-// (a head's K inside the layer's keys), alpha, overwrite and +=, with and without a bias row.
+// (a head's K inside the layer's keys), alpha, overwrite and +=, with and without a bias row;
+// in float on each ProductBackend (libxsmm's kernels take alpha = 1 only).
 #include "attention/kernels/product.h"
 
 #include "gtest/gtest.h"
@@ -15,11 +16,12 @@ struct Case {
 
 template <typename T>
 void Check(const Case& shape, bool lhs_transposed, bool rhs_transposed, bool accumulate,
-           bool with_bias, double tolerance) {
+           bool with_bias, T alpha, double tolerance) {
   SCOPED_TRACE(testing::Message() << shape.rows << " x " << shape.depth << " by " << shape.depth
                                   << " x " << shape.cols << (lhs_transposed ? ", lhs^T" : "")
                                   << (rhs_transposed ? ", rhs^T" : "")
-                                  << (accumulate ? ", +=" : "") << (with_bias ? ", bias" : ""));
+                                  << (accumulate ? ", +=" : "") << (with_bias ? ", bias" : "")
+                                  << ", alpha " << alpha);
   // Every operand a block of a wider matrix, as a head's blocks are.
   const Matrix<T> a_wide = Matrix<T>::Random(shape.rows + 1, shape.depth + 3);
   const Matrix<T> r_wide = Matrix<T>::Random(shape.depth + 2, shape.cols + 5);
@@ -30,7 +32,6 @@ void Check(const Case& shape, bool lhs_transposed, bool rhs_transposed, bool acc
   const auto r_t = r_t_wide.block(1, 2, shape.cols, shape.depth);
   Matrix<T> out_wide = Matrix<T>::Random(shape.rows + 2, shape.cols + 7);
   const Matrix<T> before = out_wide;
-  const T alpha = T(-0.75);
   Matrix<T> want = out_wide.block(1, 3, shape.rows, shape.cols);
   if (!accumulate) want.setZero();
   want.noalias() += alpha * a * r;
@@ -63,7 +64,10 @@ void CheckAll(double tolerance) {
       for (bool rhs_transposed : {false, true}) {
         for (bool accumulate : {false, true}) {
           for (bool with_bias : {false, true}) {
-            Check<T>(shape, lhs_transposed, rhs_transposed, accumulate, with_bias, tolerance);
+            for (T alpha : {T(1), T(-0.75)}) {
+              Check<T>(shape, lhs_transposed, rhs_transposed, accumulate, with_bias, alpha,
+                       tolerance);
+            }
           }
         }
       }
@@ -71,7 +75,15 @@ void CheckAll(double tolerance) {
   }
 }
 
-TEST(ProductTest, MatchesEigenInFloat) { CheckAll<float>(1e-5); }
+TEST(ProductTest, MatchesEigenInFloat) {
+  for (ProductBackend backend : {ProductBackend::kChosen, ProductBackend::kTiled,
+                                 ProductBackend::kLibxsmm, ProductBackend::kOneDnn}) {
+    SCOPED_TRACE(ProductBackendName(backend));
+    SetProductBackend(backend);
+    CheckAll<float>(1e-5);
+  }
+  SetProductBackend(ProductBackend::kChosen);
+}
 TEST(ProductTest, MatchesEigenInDouble) { CheckAll<double>(1e-13); }
 
 TEST(ProductTest, ByHandWithAColumnTail) {

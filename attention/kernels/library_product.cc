@@ -1,0 +1,152 @@
+#include "attention/kernels/library_product.h"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "dnnl.h"
+#include "libxsmm.h"
+
+namespace attnlab {
+namespace {
+
+std::atomic<ProductBackend> backend{ProductBackend::kChosen};
+
+// libxsmm is column-major: row-major C = op(A) B is column-major C^T = B^T op(A)^T, so B comes
+// first. alpha is 1 (libxsmm 1.17 generates no other). Null where it generates no kernel.
+libxsmm_smmfunction XsmmKernel(int rows, int cols, int depth, int64_t a_row, int64_t a_col,
+                               int64_t ldb, int64_t ldc, bool beta_one) {
+  int flags = 0;
+  libxsmm_blasint ld_op_a;
+  if (a_col == 1) {
+    ld_op_a = a_row;  // op(A)^T is column-major depth x rows
+  } else if (a_row == 1) {
+    ld_op_a = a_col;  // op(A)^T is the transpose of a column-major rows x depth
+    flags |= LIBXSMM_GEMM_FLAG_TRANS_B;
+  } else {
+    return nullptr;
+  }
+  const libxsmm_blasint m = cols, n = rows, k = depth, lda = ldb, ldc_x = ldc;
+  const float one = 1, beta = beta_one ? 1 : 0;
+  return libxsmm_smmdispatch(m, n, k, &lda, &ld_op_a, &ldc_x, &one, &beta, &flags, nullptr);
+}
+
+// oneDNN's sgemm runs on OpenMP threads: ours already split the work, so each calling thread
+// keeps it to one (OpenMP's thread count is per thread).
+void OneDnnProduct(int rows, int cols, int depth, float alpha, const float* a, int64_t a_row,
+                   int64_t a_col, const float* b, int64_t ldb, float* c, int64_t ldc,
+                   bool beta_one) {
+  thread_local bool one_thread = (omp_set_num_threads(1), true);
+  (void)one_thread;
+  const bool transposed = a_col != 1;
+  const dnnl_status_t status =
+      dnnl_sgemm(transposed ? 'T' : 'N', 'N', rows, cols, depth, alpha, a,
+                 transposed ? a_col : a_row, b, ldb, beta_one ? 1.0f : 0.0f, c, ldc);
+  if (status != dnnl_success) {
+    std::fprintf(stderr, "internal error: dnnl_sgemm failed (status %d) on %d x %d x %d\n",
+                 int(status), rows, cols, depth);
+    std::abort();
+  }
+}
+
+// The library for a block, by the shapes where gemm_ab measured each fastest on our blocks
+// (README's A/B): oneDNN for long products and for large ones with a transposed lhs (a weight
+// gradient's X^T G over 128 x 128 outputs), libxsmm for the rest, falling back to TiledProduct
+// where it has no kernel.
+enum class Library { kNone, kLibxsmm, kOneDnn };
+Library Choose(int rows, int cols, int depth, bool lhs_transposed) {
+  switch (backend.load(std::memory_order_relaxed)) {
+    case ProductBackend::kTiled: return Library::kNone;
+    case ProductBackend::kLibxsmm: return Library::kLibxsmm;
+    case ProductBackend::kOneDnn: return Library::kOneDnn;
+    case ProductBackend::kChosen: break;
+  }
+  const bool large = int64_t(rows) * cols * depth >= 128 * 128 * 256;
+  return depth > 256 || (lhs_transposed && large) ? Library::kOneDnn : Library::kLibxsmm;
+}
+
+// C's rows set to (or, with accumulate, incremented by) the addend and the bias, so that the
+// library's product is added with beta = 1.
+void Prefill(int rows, int cols, float* c, int64_t ldc, bool accumulate, const float* bias,
+             const float* addend, int64_t ld_addend) {
+  if (addend == nullptr && bias == nullptr) return;
+  for (int i = 0; i < rows; ++i) {
+    float* row = c + i * ldc;
+    if (addend != nullptr) {
+      std::copy(addend + i * ld_addend, addend + i * ld_addend + cols, row);
+    } else if (!accumulate) {
+      std::fill(row, row + cols, 0.0f);
+    }
+    if (bias != nullptr) {
+      for (int j = 0; j < cols; ++j) row[j] += bias[j];
+    }
+  }
+}
+
+}  // namespace
+
+void SetProductBackend(ProductBackend b) { backend.store(b); }
+ProductBackend GetProductBackend() { return backend.load(); }
+
+const char* ProductBackendName(ProductBackend b) {
+  switch (b) {
+    case ProductBackend::kChosen: return "chosen";
+    case ProductBackend::kTiled: return "tiled";
+    case ProductBackend::kLibxsmm: return "libxsmm";
+    case ProductBackend::kOneDnn: return "onednn";
+  }
+  return "unknown";
+}
+
+bool ParseProductBackend(const char* name, ProductBackend* backend) {
+  for (ProductBackend b : {ProductBackend::kChosen, ProductBackend::kTiled,
+                           ProductBackend::kLibxsmm, ProductBackend::kOneDnn}) {
+    if (std::strcmp(name, ProductBackendName(b)) == 0) {
+      *backend = b;
+      return true;
+    }
+  }
+  return false;
+}
+
+bool LibraryProduct(int rows, int cols, int depth, float alpha, const float* a, int64_t a_row,
+                    int64_t a_col, const float* b, int64_t ldb, float* c, int64_t ldc,
+                    bool accumulate, const float* bias, const float* addend, int64_t ld_addend) {
+  if (a_col != 1 && a_row != 1) return false;
+  // A single row or column may come with any stride for the unused direction; the libraries
+  // want a leading dimension of at least the matrix's width.
+  if (a_col == 1) {
+    a_row = std::max<int64_t>(a_row, depth);
+  } else {
+    a_col = std::max<int64_t>(a_col, rows);
+  }
+  ldb = std::max<int64_t>(ldb, cols);
+  ldc = std::max<int64_t>(ldc, cols);
+  const bool beta_one = accumulate || bias != nullptr || addend != nullptr;
+  const Library library = Choose(rows, cols, depth, /*lhs_transposed=*/a_col != 1);
+  if (library == Library::kNone) return false;
+  if (library == Library::kLibxsmm) {
+    // Another alpha only where C is overwritten: scaled after (a head's scaled scores).
+    if (alpha != 1.0f && beta_one) return false;
+    const libxsmm_smmfunction kernel =
+        XsmmKernel(rows, cols, depth, a_row, a_col, ldb, ldc, beta_one);
+    if (kernel == nullptr) return false;
+    Prefill(rows, cols, c, ldc, accumulate, bias, addend, ld_addend);
+    kernel(b, a, c);
+    if (alpha != 1.0f) {
+      for (int i = 0; i < rows; ++i) {
+        for (int j = 0; j < cols; ++j) c[i * ldc + j] *= alpha;
+      }
+    }
+    return true;
+  }
+  Prefill(rows, cols, c, ldc, accumulate, bias, addend, ld_addend);
+  OneDnnProduct(rows, cols, depth, alpha, a, a_row, a_col, b, ldb, c, ldc, beta_one);
+  return true;
+}
+
+}  // namespace attnlab
