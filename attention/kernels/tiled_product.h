@@ -1,9 +1,8 @@
 // C (+)= alpha op(A) B with B and C row-major, in SIMD packets along C's rows (16 floats or 8
-// doubles with AVX-512): the products of our layers (tokens x 64 by 64 x 64 in a
-// ViT, a head's 50 x 50 by 50 x 16, the LM's vocabulary blocks of 128 columns). Eigen's GEMM
-// packs both operands and clears C before every product; for these shapes that costs as long
-// as the multiply (measured in float, 1 thread: 6400 x 64 by 64 x 64 at 66-85 GFLOP/s in Eigen,
-// 91-120 here; a head's 50 x 50 by 50 x 16 in 1.45 us in Eigen, 0.95 us here).
+// doubles with AVX-512): our layers' products in double, and in float those LibraryProduct
+// leaves (an accumulating scaled product, no libxsmm kernel, ProductBackend::kTiled). Eigen's
+// GEMM packs both operands and clears C before every product, which for these shapes costs
+// about as long as the multiply (README, "Our kernels: how they came to be").
 //
 // op(A) is any strided view, A(i, k) = a[i * a_row + k * a_col], so A^T costs nothing. Each
 // register tile holds up to 24 packets of C and broadcasts A; long products are cut into
