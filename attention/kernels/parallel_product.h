@@ -36,7 +36,7 @@ void Blocks(ExecContext& ctx, const L& lhs, const R& rhs, O& out, bool accumulat
       return;
     }
   }
-  // The bias is added as each block is written (TiledProduct's bias), not in a pass of its own.
+  // The bias and addend go with each block (Product), not in a pass of their own over out.
   auto block_product = [&](const auto& lhs_block, const auto& rhs_block, auto&& out_block,
                            int row, int col) {
     Product(lhs_block, rhs_block, out_block, accumulate, T(1),

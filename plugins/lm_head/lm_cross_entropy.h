@@ -32,8 +32,8 @@ class LmCrossEntropy : public Loss<T> {
   int dim_ = 0;
   Parameter<T> w_, b_;
   Matrix<T> logits_;  // one chunk: tokens x vocab
-  // W^T row-major (vocab x d), copied once per step: the input gradient logits W^T then reads
-  // its rhs row by row (TiledProduct) instead of going through Eigen's GEMM.
+  // W^T row-major (vocab x d), copied once per step: the input gradient logits W^T is then a
+  // product with a row-major rhs (Product's fast paths) instead of Eigen's GEMM.
   Matrix<T> w_transposed_;
   Vector<T> token_loss_;
 };
