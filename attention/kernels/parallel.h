@@ -4,23 +4,34 @@
 #ifndef ATTNLAB_ATTENTION_KERNELS_PARALLEL_H_
 #define ATTNLAB_ATTENTION_KERNELS_PARALLEL_H_
 
+#include <algorithm>
+#include <cstdint>
+
 #include "attention/exec_context.h"
 #include "tbb/blocked_range.h"
 #include "tbb/parallel_for.h"
 
 namespace attnlab {
 
-// Calls body(begin, end) over disjoint ranges covering [0, n), in the current TBB arena. The
+// Calls body(begin, end) over disjoint ranges covering [0, n), in the current TBB arena, each
+// of at least `grain` items where n allows (n <= grain: on the calling thread alone). The
 // body is taken as it is, not as a std::function (which allocates for a lambda that captures
 // more than two pointers, at every call of every step).
 template <typename Body>
-void ParallelFor(ExecContext& ctx, int n, const Body& body) {
-  if (ctx.threads() <= 1 || n <= 1) {
+void ParallelFor(ExecContext& ctx, int n, const Body& body, int grain = 1) {
+  if (ctx.threads() <= 1 || n <= std::max(grain, 1)) {
     body(0, n);
     return;
   }
-  tbb::parallel_for(tbb::blocked_range<int>(0, n),
+  tbb::parallel_for(tbb::blocked_range<int>(0, n, std::max(grain, 1)),
                     [&](const tbb::blocked_range<int>& r) { body(r.begin(), r.end()); });
+}
+
+// The grain for items of `elements` values each: a task of fewer than about 32K values costs
+// less to run than to hand to another thread (PyTorch's at::parallel_for uses the same size).
+inline int GrainFor(int64_t elements) {
+  constexpr int64_t kTaskElements = 32768;
+  return static_cast<int>(std::max<int64_t>(1, kTaskElements / std::max<int64_t>(1, elements)));
 }
 
 }  // namespace attnlab

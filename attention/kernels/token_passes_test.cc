@@ -1,5 +1,5 @@
 // TokenDots and WeightedTokenSums against Eigen's products, over shapes that exercise every
-// tile and tail (rows not a multiple of 4, dims not a multiple of the packet, odd counts).
+// tile and tail (rows not a multiple of 8, dims not a multiple of the packet, odd counts).
 #include "attention/kernels/token_passes.h"
 
 #include "attention/tensor.h"
@@ -10,7 +10,7 @@ namespace {
 
 template <typename T>
 void CheckShapes(double tolerance) {
-  for (int rows : {1, 3, 4, 5, 7, 64}) {
+  for (int rows : {1, 3, 4, 5, 7, 8, 9, 17, 64}) {
     for (int dim : {1, 3, 8, 13, 17, 33, 64, 70}) {
       for (int count : {1, 2, 3}) {
         SCOPED_TRACE(testing::Message() << "rows " << rows << " dim " << dim << " count " << count);

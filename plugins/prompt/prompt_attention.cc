@@ -72,18 +72,14 @@ void PromptAttention<T>::Forward(const Tensor<T>& in, Tensor<T>* out, ExecContex
     ForwardHeads(in.flat(), batch, seq_len, out->flat(), ctx);
     return;
   }
-  ForwardWithMap(in.flat(), batch, seq_len, ctx);
-  for (int b = 0; b < batch; ++b) {  // out_b = a_b V_b
-    out->flat().row(b).noalias() =
-        probs_.sample(b) * values_.middleRows(int64_t(b) * seq_len, seq_len);
-  }
+  ForwardWithMap(in.flat(), batch, seq_len, out->flat(), ctx);
 }
 
 // Sample by sample, two passes over its tokens X_b: the dots of X_b with (W p) and the value
 // maps, then, after the weights, the token moments X_b^T (weights rows) that Backward needs.
 template <typename T>
 void PromptAttention<T>::ForwardWithMap(const Matrix<T>& x, int batch, int seq_len,
-                                        ExecContext& ctx) {
+                                        Matrix<T>& out, ExecContext& ctx) {
   const int dv = value_dim_, count = 1 + dv;
   prompt_vectors_.resize(count, dim_);
   prompt_vectors_.row(0) = query_;
@@ -101,13 +97,14 @@ void PromptAttention<T>::ForwardWithMap(const Matrix<T>& x, int batch, int seq_l
       auto a = probs_.sample(b);  // 1 x T
       a = scale_ * dots.row(0);
       map_->Map(a);
+      out.row(b).noalias() = a * dots.bottomRows(dv).transpose();  // out_b = a_b V_b
       // In place, the moments' weights: a_b, and dL/dscores for dL/da = V_b[:, j].
       dots.row(0) = a;
       for (int j = 1; j < count; ++j) map_->MapBackward(a, dots.row(j));
       WeightedTokenSums(tokens, seq_len, dim_, dots.data(), count, token_moments_.row(b).data(),
                         next);
     }
-  });
+  }, GrainFor(int64_t(seq_len) * dim_));
 }
 
 template <typename T>
@@ -121,7 +118,7 @@ void PromptAttention<T>::ForwardHeads(const Matrix<T>& x, int batch, int seq_len
                           values_.middleRows(int64_t(b) * seq_len, seq_len), scale_,
                           probs_.sample(b), out.row(b));
     }
-  });
+  }, GrainFor(int64_t(seq_len) * dim_));
 }
 
 template <typename T>
@@ -163,7 +160,7 @@ void PromptAttention<T>::BackwardHeads(const Matrix<T>& c, Tensor<T>* grad_in,
                            grad_keys_.middleRows(int64_t(b) * seq_len, seq_len),
                            grad_values_.middleRows(int64_t(b) * seq_len, seq_len));
     }
-  });
+  }, GrainFor(int64_t(seq_len) * dim_));
   v_.grad.noalias() = x.transpose() * grad_values_;
   Matrix<T> grad_query = Matrix<T>::Zero(1, dim_);
   for (int b = 0; b < batch; ++b) grad_query += grad_query_rows_.row(b);

@@ -47,7 +47,8 @@ class PromptAttention : public AttentionLayer<T> {
 
   // A score-to-weights map: per sample two passes over X_b (kernels/token_passes.h), the second
   // taking the moments Backward needs while X_b is in cache.
-  void ForwardWithMap(const Matrix<T>& x, int batch, int seq_len, ExecContext& ctx);
+  void ForwardWithMap(const Matrix<T>& x, int batch, int seq_len, Matrix<T>& out,
+                      ExecContext& ctx);
   // Any mechanism (and any map when dL/dX is asked for): per sample, head by head.
   void ForwardHeads(const Matrix<T>& x, int batch, int seq_len, Matrix<T>& out,
                     ExecContext& ctx);
