@@ -76,7 +76,7 @@ TYPED_TEST(FusedSoftmaxTest, ForwardAndBackwardMatchDirectLoops) {
   const T sentinel = T(12345);
   for (int keys : {1, 2, L - 1, L, L + 1, 2 * L + 3, 3 * L, 3 * L + 2, 4 * L - 1, 4 * L}) {
     for (int rows : {1, 2, 5, 7, 13, 50}) {
-      for (int depth : {1, 3, 16}) {
+      for (int depth : {1, 3, 16, 17, 40}) {
         SCOPED_TRACE(testing::Message()
                      << "keys " << keys << " rows " << rows << " depth " << depth);
         // Operands inside wider matrices: row strides past their widths.

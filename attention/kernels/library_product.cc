@@ -74,14 +74,20 @@ Library Choose(int rows, int cols, int depth, bool lhs_transposed) {
 void Prefill(int rows, int cols, float* c, int64_t ldc, bool accumulate, const float* bias,
              const float* addend, int64_t ld_addend) {
   if (addend == nullptr && bias == nullptr) return;
-  for (int i = 0; i < rows; ++i) {
+  for (int i = 0; i < rows; ++i) {  // one pass over each row
     float* row = c + i * ldc;
-    if (addend != nullptr) {
-      std::copy(addend + i * ld_addend, addend + i * ld_addend + cols, row);
+    const float* add = addend == nullptr ? nullptr : addend + i * ld_addend;
+    if (bias == nullptr) {
+      if (add != nullptr) {
+        std::copy(add, add + cols, row);
+      } else if (!accumulate) {
+        std::fill(row, row + cols, 0.0f);
+      }
+    } else if (add != nullptr) {
+      for (int j = 0; j < cols; ++j) row[j] = add[j] + bias[j];
     } else if (!accumulate) {
-      std::fill(row, row + cols, 0.0f);
-    }
-    if (bias != nullptr) {
+      std::copy(bias, bias + cols, row);
+    } else {
       for (int j = 0; j < cols; ++j) row[j] += bias[j];
     }
   }

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "attention/base/field_error.h"
+#include "attention/kernels/layer_norm_rows.h"
 #include "attention/kernels/parallel.h"
 #include "attention/plugin_registry.h"
 #include "attention/base/status_macros.h"
@@ -44,15 +45,14 @@ void LayerNorm<T>::Forward(const Tensor<T>& in, Tensor<T>* out, ExecContext& ctx
   mean_.resize(x.rows());
   inv_std_.resize(x.rows());
   out->Resize(in.shape());
-  const auto gamma = gamma_.value.row(0).array(), beta = beta_.value.row(0).array();
+  const T* gamma = gamma_.value.data();
+  const T* beta = beta_.value.data();
   ParallelFor(ctx, static_cast<int>(x.rows()), [&](int begin, int end) {
     for (int i = begin; i < end; ++i) {
-      const T mean = mean_[i] = x.row(i).mean();
-      const T var = (x.row(i).array() - mean).square().mean();
-      inv_std_[i] = 1 / std::sqrt(var + eps);
-      out->flat().row(i) = ((x.row(i).array() - mean) * inv_std_[i]) * gamma + beta;
+      LayerNormRow(x.row(i).data(), dim_, eps, gamma, beta, out->flat().row(i).data(), &mean_[i],
+                   &inv_std_[i]);
     }
-  });
+  }, GrainFor(dim_));
 }
 
 template <typename T>
@@ -80,31 +80,20 @@ void LayerNorm<T>::BackwardWithResidual(const Tensor<T>& grad_out, const Tensor<
   beta_partials_.resize(blocks, dim_);
   const Matrix<T>& x = input_->flat();
   if (grad_in != nullptr) grad_in->Resize(input_->shape());
-  const auto gamma = gamma_.value.row(0).array();
+  const T* gamma = gamma_.value.data();
   ParallelFor(ctx, blocks, [&](int begin, int end) {
     for (int block = begin; block < end; ++block) {
-      auto gamma_sum = gamma_partials_.row(block);
-      auto beta_sum = beta_partials_.row(block);
-      gamma_sum.setZero();
-      beta_sum.setZero();
+      T* gamma_sum = gamma_partials_.row(block).data();
+      T* beta_sum = beta_partials_.row(block).data();
+      std::fill(gamma_sum, gamma_sum + dim_, T(0));
+      std::fill(beta_sum, beta_sum + dim_, T(0));
       const int last = std::min(rows, (block + 1) * kBlockRows);
       for (int i = block * kBlockRows; i < last; ++i) {
-        const auto gi = g.row(i);
-        const auto ni = ((x.row(i).array() - mean_[i]) * inv_std_[i]).matrix();  // as Forward
-        gamma_sum += gi.cwiseProduct(ni);
-        beta_sum += gi;
-        if (grad_in == nullptr) continue;
-        // dx = inv_std * (dn - mean(dn) - n * mean(dn .* n)), dn = dy .* gamma.
-        const auto dn = (gi.array() * gamma).matrix();
-        const T mean_dn = dn.mean();
-        const T mean_dn_n = dn.cwiseProduct(ni).mean();
-        auto dx = grad_in->flat().row(i);
-        if (grad_residual == nullptr) {
-          dx = inv_std_[i] * (dn.array() - mean_dn - ni.array() * mean_dn_n).matrix();
-        } else {
-          dx = grad_residual->flat().row(i) +
-               inv_std_[i] * (dn.array() - mean_dn - ni.array() * mean_dn_n).matrix();
-        }
+        const T* residual =
+            grad_residual == nullptr ? nullptr : grad_residual->flat().row(i).data();
+        T* dx = grad_in == nullptr ? nullptr : grad_in->flat().row(i).data();
+        LayerNormRowBackward(x.row(i).data(), g.row(i).data(), dim_, mean_[i], inv_std_[i], gamma,
+                             residual, gamma_sum, beta_sum, dx);
       }
     }
   });
