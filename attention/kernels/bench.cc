@@ -84,7 +84,8 @@ BENCHMARK(BM_HeadSoftmaxForward)->ArgName("fused")->Arg(1)->Arg(0);
 
 void BM_HeadSoftmaxBackward(benchmark::State& state) {
   HeadBatch batch;
-  batch.ForEachHead([&](auto k, auto, auto, auto probs, auto) { SoftmaxOfScores(k, k, 0.25f, probs); });
+  batch.ForEachHead(
+      [&](auto k, auto, auto, auto probs, auto) { SoftmaxOfScores(k, k, 0.25f, probs); });
   const bool fused = state.range(0) == 1;
   for (auto _ : state) {
     batch.ForEachHead([&](auto, auto v, auto g, auto probs, auto grad_scores) {

@@ -116,7 +116,9 @@ EIGEN_ALWAYS_INLINE void DotTile(const T* x, const T* v, int dim, int packed, T*
     T* out = dots + int64_t(c) * rows;
     ReduceRows<T, kRows>(acc[c], out);
     for (int r = 0; r < kRows; ++r) {
-      for (int i = packed; i < dim; ++i) out[r] += x[int64_t(r) * dim + i] * v[int64_t(c) * dim + i];
+      for (int i = packed; i < dim; ++i) {
+        out[r] += x[int64_t(r) * dim + i] * v[int64_t(c) * dim + i];
+      }
     }
   }
 }
