@@ -17,7 +17,6 @@
 #include "Eigen/Core"
 #include "attention/kernels/packet.h"
 
-
 namespace attnlab {
 namespace token_passes_internal {
 

@@ -1,7 +1,6 @@
 #include "plugins/layer_norm/layer_norm.h"
 
 #include <algorithm>
-#include <cmath>
 
 #include "absl/strings/str_cat.h"
 #include "attention/base/field_error.h"
