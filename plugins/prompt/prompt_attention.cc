@@ -65,7 +65,6 @@ void PromptAttention<T>::Forward(const Tensor<T>& in, Tensor<T>* out, ExecContex
   input_ = &in;
   const int batch = in.batch(), seq_len = in.rows();
   query_ = (w_.value * p_.value).transpose();  // the score of x is x^T (W p)
-  values_.resize(in.flat().rows(), value_dim_);
   probs_.Resize({batch, 1, seq_len});
   out->Resize({batch, 1, value_dim_});
   if (map_ == nullptr) {
@@ -84,16 +83,17 @@ void PromptAttention<T>::ForwardWithMap(const Matrix<T>& x, int batch, int seq_l
   prompt_vectors_.resize(count, dim_);
   prompt_vectors_.row(0) = query_;
   prompt_vectors_.bottomRows(dv) = v_.value.transpose();
-  prompt_dots_.resize(batch, int64_t(count) * seq_len);
+  prompt_dots_.Prepare();
+  values_computed_ = false;
   token_moments_.resize(batch, int64_t(count) * dim_);
   ParallelFor(ctx, batch, [&](int begin, int end) {
     for (int b = begin; b < end; ++b) {
       const T* tokens = x.data() + int64_t(b) * seq_len * dim_;
       const T* next = b + 1 < end ? tokens + int64_t(seq_len) * dim_ : nullptr;
       // Row 0: X_b (W p); row 1 + j: X_b V[:, j].
-      Eigen::Map<Matrix<T>> dots(prompt_dots_.row(b).data(), count, seq_len);
+      Matrix<T>& dots = prompt_dots_.Local();
+      dots.resize(count, seq_len);
       TokenDots(tokens, seq_len, dim_, prompt_vectors_.data(), count, dots.data(), next);
-      values_.middleRows(int64_t(b) * seq_len, seq_len) = dots.bottomRows(dv).transpose();
       auto a = probs_.sample(b);  // 1 x T
       a = scale_ * dots.row(0);
       map_->Map(a);
@@ -110,7 +110,9 @@ void PromptAttention<T>::ForwardWithMap(const Matrix<T>& x, int batch, int seq_l
 template <typename T>
 void PromptAttention<T>::ForwardHeads(const Matrix<T>& x, int batch, int seq_len, Matrix<T>& out,
                                       ExecContext& ctx) {
+  values_.resize(x.rows(), value_dim_);
   ParallelProduct(ctx, x, v_.value, values_);
+  values_computed_ = true;
   mechanism_->Prepare(batch);
   ParallelFor(ctx, batch, [&](int begin, int end) {
     for (int b = begin; b < end; ++b) {
@@ -150,6 +152,11 @@ void PromptAttention<T>::BackwardHeads(const Matrix<T>& c, Tensor<T>* grad_in,
   grad_query_rows_.resize(batch, dim_);
   grad_keys_.resize(x.rows(), dim_);
   grad_values_.resize(x.rows(), value_dim_);
+  if (!values_computed_) {
+    values_.resize(x.rows(), value_dim_);
+    ParallelProduct(ctx, x, v_.value, values_);
+    values_computed_ = true;
+  }
   mechanism_->Prepare(batch);
   ParallelFor(ctx, batch, [&](int begin, int end) {
     for (int b = begin; b < end; ++b) {

@@ -10,6 +10,7 @@
 
 #include "absl/status/statusor.h"
 #include "attention/attention_layer.h"
+#include "attention/kernels/per_thread.h"
 #include "attention/mechanism.h"
 #include "plugins/prompt/prompt.pb.h"
 
@@ -65,14 +66,16 @@ class PromptAttention : public AttentionLayer<T> {
   // Caches of the last Forward.
   const Tensor<T>* input_ = nullptr;
   Matrix<T> query_;   // 1 x d: (W p)^T
-  Matrix<T> values_;  // (B*T) x value_dim: X V
+  Matrix<T> values_;  // (B*T) x value_dim: X V (ForwardWithMap leaves it to BackwardHeads)
   Tensor<T> probs_;   // [B, 1, T]
   // ForwardWithMap: per sample, the dots with (W p) and V's columns, then the moments' weights
-  // (row 0: the weights a_b; row 1 + j: dL/dscores for dL/da = V_b[:, j]), and the moments
-  // X_b^T (those rows): dL/dV and dL/d(W p) for any dL/dout, without reading X again.
-  Matrix<T> prompt_vectors_;  // (1 + value_dim) x d: (W p)^T and V^T
-  Matrix<T> prompt_dots_;     // B x ((1 + value_dim) T)
-  Matrix<T> token_moments_;   // B x ((1 + value_dim) d)
+  // (row 0: the weights a_b; row 1 + j: dL/dscores for dL/da = V_b[:, j]), in a scratch of
+  // each thread's that stays in cache, and the moments X_b^T (those rows): dL/dV and
+  // dL/d(W p) for any dL/dout, without reading X again.
+  Matrix<T> prompt_vectors_;             // (1 + value_dim) x d: (W p)^T and V^T
+  PerThread<Matrix<T>> prompt_dots_;     // (1 + value_dim) x T
+  Matrix<T> token_moments_;              // B x ((1 + value_dim) d)
+  bool values_computed_ = false;
   // BackwardHeads: per sample dL/d(query) (summed in sample order: the same bits at any thread
   // count), dL/dkeys (keys = X) and dL/dvalues.
   Matrix<T> grad_query_rows_, grad_keys_, grad_values_;
