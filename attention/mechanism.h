@@ -118,14 +118,16 @@ class WeightsMap : public Mechanism<T> {
   }
 
   // From dL/dS for S = scale Q K^T: dQ = scale dS K, dK = scale dS^T Q (added to dk when
-  // symmetric, dq null).
+  // symmetric, dq null). grad_scores is scaled in place first: the products then take
+  // alpha = 1, which the libraries' kernels do.
   static void ScoresBackward(ConstHeadBlock<T> q, ConstHeadBlock<T> k, T scale,
-                             const Matrix<T>& grad_scores, HeadBlock<T>* dq, HeadBlock<T> dk) {
-    Product(grad_scores.transpose(), q, dk, /*accumulate=*/false, scale);
+                             Matrix<T>& grad_scores, HeadBlock<T>* dq, HeadBlock<T> dk) {
+    grad_scores *= scale;
+    Product(grad_scores.transpose(), q, dk, /*accumulate=*/false);
     if (dq != nullptr) {
-      Product(grad_scores, k, *dq, /*accumulate=*/false, scale);
+      Product(grad_scores, k, *dq, /*accumulate=*/false);
     } else {
-      Product(grad_scores, k, dk, /*accumulate=*/true, scale);
+      Product(grad_scores, k, dk, /*accumulate=*/true);
     }
   }
 
