@@ -108,11 +108,16 @@ void PromptAttention<T>::ForwardWithMap(const Matrix<T>& x, int batch, int seq_l
 }
 
 template <typename T>
-void PromptAttention<T>::ForwardHeads(const Matrix<T>& x, int batch, int seq_len, Matrix<T>& out,
-                                      ExecContext& ctx) {
+void PromptAttention<T>::ComputeValues(const Matrix<T>& x, ExecContext& ctx) {
   values_.resize(x.rows(), value_dim_);
   ParallelProduct(ctx, x, v_.value, values_);
   values_computed_ = true;
+}
+
+template <typename T>
+void PromptAttention<T>::ForwardHeads(const Matrix<T>& x, int batch, int seq_len, Matrix<T>& out,
+                                      ExecContext& ctx) {
+  ComputeValues(x, ctx);
   mechanism_->Prepare(batch);
   ParallelFor(ctx, batch, [&](int begin, int end) {
     for (int b = begin; b < end; ++b) {
@@ -152,11 +157,7 @@ void PromptAttention<T>::BackwardHeads(const Matrix<T>& c, Tensor<T>* grad_in,
   grad_query_rows_.resize(batch, dim_);
   grad_keys_.resize(x.rows(), dim_);
   grad_values_.resize(x.rows(), value_dim_);
-  if (!values_computed_) {
-    values_.resize(x.rows(), value_dim_);
-    ParallelProduct(ctx, x, v_.value, values_);
-    values_computed_ = true;
-  }
+  if (!values_computed_) ComputeValues(x, ctx);
   mechanism_->Prepare(batch);
   ParallelFor(ctx, batch, [&](int begin, int end) {
     for (int b = begin; b < end; ++b) {

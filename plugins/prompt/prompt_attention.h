@@ -54,6 +54,7 @@ class PromptAttention : public AttentionLayer<T> {
   void ForwardHeads(const Matrix<T>& x, int batch, int seq_len, Matrix<T>& out,
                     ExecContext& ctx);
   void BackwardHeads(const Matrix<T>& grad_out, Tensor<T>* grad_in, ExecContext& ctx);
+  void ComputeValues(const Matrix<T>& x, ExecContext& ctx);  // values_ = X V
 
   Config config_;
   std::string mechanism_name_;
