@@ -68,15 +68,15 @@ class PromptAttention : public AttentionLayer<T> {
   const Tensor<T>* input_ = nullptr;
   Matrix<T> query_;   // 1 x d: (W p)^T
   Matrix<T> values_;  // (B*T) x value_dim: X V (ForwardWithMap leaves it to BackwardHeads)
+  bool values_computed_ = false;  // values_ belongs to the last Forward
   Tensor<T> probs_;   // [B, 1, T]
   // ForwardWithMap: per sample, the dots with (W p) and V's columns, then the moments' weights
   // (row 0: the weights a_b; row 1 + j: dL/dscores for dL/da = V_b[:, j]), in a scratch of
   // each thread's that stays in cache, and the moments X_b^T (those rows): dL/dV and
   // dL/d(W p) for any dL/dout, without reading X again.
-  Matrix<T> prompt_vectors_;             // (1 + value_dim) x d: (W p)^T and V^T
-  PerThread<Matrix<T>> prompt_dots_;     // (1 + value_dim) x T
-  Matrix<T> token_moments_;              // B x ((1 + value_dim) d)
-  bool values_computed_ = false;
+  Matrix<T> prompt_vectors_;          // (1 + value_dim) x d: (W p)^T and V^T
+  PerThread<Matrix<T>> prompt_dots_;  // (1 + value_dim) x T
+  Matrix<T> token_moments_;           // B x ((1 + value_dim) d)
   // BackwardHeads: per sample dL/d(query) (summed in sample order: the same bits at any thread
   // count), dL/dkeys (keys = X) and dL/dvalues.
   Matrix<T> grad_query_rows_, grad_keys_, grad_values_;
