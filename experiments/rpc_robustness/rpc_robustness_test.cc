@@ -63,8 +63,10 @@ TEST(RpcRobustnessTest, VitTrainsAboveChanceAndAttacksLowerAccuracy) {
     std::printf("%s: clean %.3f, FGSM 6/255 %.3f, FGSM 0.1 %.3f, PGD-20 6/255 %.3f\n",
                 label.c_str(), clean, fgsm6, fgsm_big, pgd6);
     EXPECT_GT(clean, 0.4) << label;  // chance: 0.1
-    EXPECT_LT(fgsm6, clean - 0.05) << label;
-    EXPECT_LT(fgsm_big, fgsm6) << label;
+    // An attack that does nothing drops exactly 0. Over seeds 1-6 the smallest 6/255 drop was
+    // 0.030 (RPC, which the paper says drops less); README has the sweep.
+    EXPECT_LT(fgsm6, clean - 0.02) << label;
+    EXPECT_LT(fgsm_big, fgsm6 - 0.1) << label;
     EXPECT_LE(pgd6, fgsm6 + 0.01) << label;
   }
 }
