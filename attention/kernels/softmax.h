@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <type_traits>
 
 #include "Eigen/Core"
 #include "attention/kernels/packet.h"
@@ -24,17 +25,41 @@ constexpr bool ContiguousRows() {
          D::InnerStrideAtCompileTime == 1;
 }
 
-// exp(x), exactly 0 for x = -infinity (Eigen's packet exp clamps its input).
+// exp(x), exactly 0 for x = -infinity, NaN for NaN. Float with AVX-512: Eigen's pexp
+// (x = n ln 2 + r in two FMAs, Cephes' polynomial for exp(r)) with vscalefps for the 2^n, in
+// about half of pexp's instructions (it builds 2^n from integer shifts); the softmax's
+// exponentials are most of its arithmetic. Elsewhere Eigen's pexp, which clamps -infinity to a
+// finite input.
 template <typename T>
 EIGEN_ALWAYS_INLINE Packet<T> Exp(const Packet<T>& x) {
   using namespace Eigen::internal;
+#ifdef EIGEN_VECTORIZE_AVX512
+  if constexpr (std::is_same_v<T, float> && kPacketSize<T> == 16) {
+    // exp(-110) is under half the smallest denormal, so -infinity gives 0; above 88.8 the
+    // result is infinite anyway. min and max return their second operand, x, for a NaN.
+    const __m512 v = _mm512_min_ps(_mm512_set1_ps(88.8f), _mm512_max_ps(_mm512_set1_ps(-110.0f), x));
+    const __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(v, _mm512_set1_ps(1.44269504088896341f)),
+                                          _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693359375f), v);  // ln 2 in two parts
+    r = _mm512_fnmadd_ps(n, _mm512_set1_ps(-2.12194440e-4f), r);
+    const __m512 r2 = _mm512_mul_ps(r, r), r3 = _mm512_mul_ps(r2, r);
+    __m512 y = _mm512_fmadd_ps(_mm512_set1_ps(1.9875691500e-4f), r, _mm512_set1_ps(1.3981999507e-3f));
+    __m512 y1 = _mm512_fmadd_ps(_mm512_set1_ps(4.1665795894e-2f), r, _mm512_set1_ps(1.6666665459e-1f));
+    const __m512 y2 = _mm512_add_ps(r, _mm512_set1_ps(1.0f));
+    y = _mm512_fmadd_ps(y, r, _mm512_set1_ps(8.3334519073e-3f));
+    y1 = _mm512_fmadd_ps(y1, r, _mm512_set1_ps(5.0000001201e-1f));
+    y = _mm512_fmadd_ps(y, r3, y1);
+    y = _mm512_fmadd_ps(y, r2, y2);
+    return _mm512_scalef_ps(y, n);
+  }
+#endif
   const Packet<T> minus_inf = pset1<Packet<T>>(-std::numeric_limits<T>::infinity());
   return pselect(pcmp_eq(x, minus_inf), pset1<Packet<T>>(T(0)), pexp(x));
 }
 
-// y = softmax(x) over n entries; y may be x.
+// y = factor softmax(x) over n entries; y may be x. Returns log(sum(exp(x))).
 template <typename T>
-void SoftmaxRow(const T* x, int n, T* y) {
+T SoftmaxRow(const T* x, int n, T* y, T factor = T(1)) {
   using namespace Eigen::internal;
   using P = Packet<T>;
   constexpr int L = kPacketSize<T>;
@@ -56,9 +81,11 @@ void SoftmaxRow(const T* x, int n, T* y) {
     packet_sum = padd(packet_sum, tail_exp);
   }
   // One division, then multiplications.
-  const P scale = pset1<P>(T(1) / predux(packet_sum));
+  const T sum = predux(packet_sum);
+  const P scale = pset1<P>(factor / sum);
   for (int k = 0; k < full; k += L) pstoreu(y + k, pmul(ploadu<P>(y + k), scale));
   if (tail > 0) StoreTail(y + full, pmul(tail_exp, scale), tail);
+  return predux_max(shift) + std::log(sum);
 }
 
 // out = p .* ((g - g_m) - sum_k p_k (g_k - g_m)) over n entries, m the first largest p (see
@@ -107,6 +134,14 @@ void SoftmaxRows(const Eigen::MatrixBase<In>& scores, const Eigen::MatrixBase<Ou
     probs.row(i) = (scores.row(i).array() - max).exp().matrix();
     probs.row(i) /= probs.row(i).sum();
   }
+}
+
+// y = factor softmax(x) over n contiguous entries, in one exponential per entry (y may be x);
+// returns log(sum(exp(x))), the log of the softmax's normalizer. Every entry of x is finite or
+// -infinity, at least one finite.
+template <typename T>
+T ScaledSoftmaxRow(const T* x, int n, T factor, T* y) {
+  return softmax_internal::SoftmaxRow(x, n, y, factor);
 }
 
 // Given probs = softmax(scores) and dL/dprobs g, writes dL/dscores = probs .* (g - <g, probs>)

@@ -7,6 +7,7 @@
 #include "attention/base/field_error.h"
 #include "attention/kernels/parallel.h"
 #include "attention/kernels/parallel_product.h"
+#include "attention/kernels/softmax.h"
 #include "attention/plugin_registry.h"
 #include "attention/base/status_macros.h"
 
@@ -91,13 +92,11 @@ T LmCrossEntropy<T>::Compute(const Tensor<T>& prediction, const Tensor<T>& targe
         auto row = logits_.row(i);
         if (config_.bias()) row += b_.value.row(0);
         const auto label = std::lround(target.data()[start + i]);
-        const T max = row.maxCoeff();
-        const T log_sum = max + std::log((row.array() - max).exp().sum());
-        token_loss_[i] = log_sum - row[label];
-        if (grad != nullptr) {  // d/dlogits = softmax - onehot, over all tokens
-          row = ((row.array() - log_sum).exp() * inv_tokens).matrix();
-          row[label] -= inv_tokens;
-        }
+        const T label_logit = row[label];
+        // d/dlogits = (softmax - onehot) / tokens; the row is scratch without a gradient.
+        const T log_sum = ScaledSoftmaxRow(row.data(), int(row.size()), inv_tokens, row.data());
+        token_loss_[i] = log_sum - label_logit;
+        if (grad != nullptr) row[label] -= inv_tokens;
       }
     });
     total += static_cast<double>(token_loss_.sum());
