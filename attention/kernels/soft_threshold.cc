@@ -23,30 +23,29 @@ void SoftThreshold(const T* r, int64_t n, T threshold, T* s) {
 }
 
 template <typename T>
-T SoftThresholdBackward(const T* r, const T* ds, int64_t n, T threshold, T* dr) {
+T SoftThresholdBackward(const T* s, const T* ds, int64_t n, T* dr) {
   using P = Packet<T>;
   constexpr int L = kPacketSize<T>;
-  const P limit = pset1<P>(threshold), sign_bit = pset1<P>(T(-0.0));
-  P sum = pset1<P>(T(0));  // of ds sign(r) where r passes
+  const P zero = pset1<P>(T(0)), sign_bit = pset1<P>(T(-0.0));
+  P sum = zero;  // of ds sign(s) where s != 0
   int64_t i = 0;
   for (; i + L <= n; i += L) {
-    const P x = ploadu<P>(r + i);
-    const P passed = pand(pcmp_lt(limit, pabs(x)), ploadu<P>(ds + i));
+    const P x = ploadu<P>(s + i);
+    const P passed = pandnot(ploadu<P>(ds + i), pcmp_eq(x, zero));
     pstoreu(dr + i, passed);
-    sum = padd(sum, pxor(passed, pand(x, sign_bit)));  // a passing r is not 0: flip by its sign
+    sum = padd(sum, pxor(passed, pand(x, sign_bit)));  // flipped where s < 0
   }
   T total = predux(sum);
   for (; i < n; ++i) {
-    const bool passes = std::abs(r[i]) > threshold;
-    dr[i] = passes ? ds[i] : T(0);
-    if (passes) total += r[i] > 0 ? ds[i] : -ds[i];
+    dr[i] = s[i] != 0 ? ds[i] : T(0);
+    if (s[i] != 0) total += s[i] > 0 ? ds[i] : -ds[i];
   }
   return -total;
 }
 
 template void SoftThreshold(const float*, int64_t, float, float*);
 template void SoftThreshold(const double*, int64_t, double, double*);
-template float SoftThresholdBackward(const float*, const float*, int64_t, float, float*);
-template double SoftThresholdBackward(const double*, const double*, int64_t, double, double*);
+template float SoftThresholdBackward(const float*, const float*, int64_t, float*);
+template double SoftThresholdBackward(const double*, const double*, int64_t, double*);
 
 }  // namespace attnlab

@@ -12,10 +12,11 @@ namespace attnlab {
 template <typename T>
 void SoftThreshold(const T* r, int64_t n, T threshold, T* s);
 
-// Given ds = dL/dS: dr[i] = ds[i] where |r[i]| > threshold, else 0 (dL/dR), and returns
-// dL/dthreshold = -sum over those i of ds[i] sign(r[i]).
+// From the forward's output s and ds = dL/dS: dr[i] = ds[i] where r[i] passed the threshold,
+// else 0 (dL/dR), and returns dL/dthreshold = -sum over those i of ds[i] sign(r[i]). An entry
+// passed exactly where s[i] != 0 (|r| > t makes r -+ t nonzero), with the sign of r.
 template <typename T>
-T SoftThresholdBackward(const T* r, const T* ds, int64_t n, T threshold, T* dr);
+T SoftThresholdBackward(const T* s, const T* ds, int64_t n, T* dr);
 
 }  // namespace attnlab
 

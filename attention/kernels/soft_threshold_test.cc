@@ -40,7 +40,9 @@ TYPED_TEST(SoftThresholdTest, GradientMatchesFiniteDifferences) {
   const std::vector<T> r(smooth.begin(), smooth.end());
   std::vector<T> w(n), dr(n, T(7));
   for (size_t i = 0; i < n; ++i) w[i] = T(0.3 + 0.1 * i) * (i % 3 == 0 ? -1 : 1);
-  const T dthreshold = SoftThresholdBackward<T>(r.data(), w.data(), n, T(kThreshold), dr.data());
+  std::vector<T> s(n);
+  SoftThreshold<T>(r.data(), n, T(kThreshold), s.data());
+  const T dthreshold = SoftThresholdBackward<T>(s.data(), w.data(), n, dr.data());
   auto loss = [&](const std::vector<double>& x, double t) {
     double sum = 0;
     for (size_t i = 0; i < n; ++i) {

@@ -61,25 +61,22 @@ const Matrix<T>& PrincipalAttentionPursuit(ConstHeadBlock<T> k, ConstHeadBlock<T
   trace->mu = n * embed_width / (4 * std::max(trace->key_l1, std::numeric_limits<T>::min()));
   const T mu = trace->mu;
   const T threshold = threshold_over_mu ? lambda / mu : lambda * mu;
-  for (auto* list : {&trace->y_before, &trace->r, &trace->s, &trace->k2, &trace->a, &trace->l}) {
-    list->resize(iterations);
-  }
+  for (auto* list : {&trace->y_before, &trace->s, &trace->a, &trace->l}) list->resize(iterations);
   for (int t = 0; t < iterations; ++t) {
     Matrix<T>& y = trace->y_before[t];
-    Matrix<T>& r = trace->r[t];
+    Matrix<T>& s = trace->s[t];  // R first, shrunk in place
     if (t == 0) {  // L_0 = Y_0 = 0
       y.setZero(k.rows(), k.cols());
-      r = k;
+      s = k;
     } else {  // Y_{t-1} = Y_{t-2} + mu (K - L_{t-1} - S_{t-1})
       y = trace->y_before[t - 1] + mu * (k - trace->l[t - 1] - trace->s[t - 1]);
-      r = k - trace->l[t - 1] + y / mu;
+      s = k - trace->l[t - 1] + y / mu;
     }
-    trace->s[t].resize(r.rows(), r.cols());
-    SoftThreshold(r.data(), r.size(), threshold, trace->s[t].data());
-    trace->k2[t] = k - trace->s[t] - y / mu;
+    SoftThreshold(s.data(), s.size(), threshold, s.data());
+    trace->k2 = k - s - y / mu;
     trace->a[t].resize(k.rows(), k.rows());
     trace->l[t].resize(k.rows(), v.cols());
-    SymmetricAttention(trace->k2[t], v, scale, trace->a[t], trace->l[t]);
+    SymmetricAttention(trace->k2, v, scale, trace->a[t], trace->l[t]);
   }
   return trace->l.back();
 }
@@ -92,13 +89,13 @@ void PrincipalAttentionPursuitBackward(ConstHeadBlock<T> k, ConstHeadBlock<T> v,
                                        HeadBlock<T> grad_v) {
   const int iterations = static_cast<int>(trace.l.size());
   const T mu = trace.mu;
-  const T threshold = threshold_over_mu ? lambda / mu : lambda * mu;
   // dL_t, dY_t, and the other adjoints of one iteration.
   Matrix<T>& dk = scratch->dk;
   Matrix<T>& dl = scratch->dl;
   Matrix<T>& dy = scratch->dy;
   Matrix<T>& ds = scratch->ds;
   Matrix<T>& dy_before = scratch->dy_before;
+  Matrix<T>& k2 = scratch->k2;
   Matrix<T>& dk2 = scratch->dk2;
   Matrix<T>& dr = scratch->dr;
   dk.setZero(k.rows(), k.cols());
@@ -106,7 +103,6 @@ void PrincipalAttentionPursuitBackward(ConstHeadBlock<T> k, ConstHeadBlock<T> v,
   dl = grad_h;
   T dmu = 0;
   for (int t = iterations - 1; t >= 0; --t) {
-    const Matrix<T>& r = trace.r[t];
     const Matrix<T>& s = trace.s[t];
     const Matrix<T>& y_before = trace.y_before[t];
     // Y_t = Y_{t-1} + mu (K - L_t - S_t)
@@ -116,8 +112,9 @@ void PrincipalAttentionPursuitBackward(ConstHeadBlock<T> k, ConstHeadBlock<T> v,
     dmu += dy.cwiseProduct(k - trace.l[t] - s).sum();
     dy_before = dy;
     // L_t = softmax(c K2 K2^T) V
+    k2 = k - s - y_before / mu;
     dk2.setZero(k.rows(), k.cols());
-    SymmetricAttentionBackward(trace.k2[t], v, scale, trace.a[t], dl, dk2, grad_v,
+    SymmetricAttentionBackward(k2, v, scale, trace.a[t], dl, dk2, grad_v,
                                &scratch->grad_scores, /*accumulate=*/true);
     // K2 = K - S_t - Y_{t-1} / mu
     dk += dk2;
@@ -126,7 +123,7 @@ void PrincipalAttentionPursuitBackward(ConstHeadBlock<T> k, ConstHeadBlock<T> v,
     dmu += dk2.cwiseProduct(y_before).sum() / (mu * mu);
     // S_t = shrink(R_t, threshold): passes where |R| > threshold, and moves with the threshold
     dr.resize(k.rows(), k.cols());
-    const T dthreshold = SoftThresholdBackward(r.data(), ds.data(), r.size(), threshold, dr.data());
+    const T dthreshold = SoftThresholdBackward(s.data(), ds.data(), s.size(), dr.data());
     // R_t = K - L_{t-1} + Y_{t-1} / mu
     dk += dr;
     dl = -dr;  // dL_{t-1}

@@ -12,21 +12,24 @@
 
 namespace attnlab {
 
-// Principal Attention Pursuit on one head's K and V (N x D), with everything its backward pass
+// Principal Attention Pursuit on one head's K and V (N x D), with what its backward pass
 // needs. Exposed for the direct-transcription test. The trace is kept from step to step, so
 // that the iterations reuse its matrices instead of allocating.
 template <typename T>
 struct PapTrace {
   T mu = 0, key_l1 = 0;
-  // Per iteration t = 1..n: Y before the iteration, the shrink input R, S, K2, the attention A
-  // and the output L.
-  std::vector<Matrix<T>> y_before, r, s, k2, a, l;
+  // Per iteration t = 1..n: Y before the iteration, S, the attention A and the output L. The
+  // shrink's input R and K2 = K - S - Y / mu are not kept (the backward recomputes K2; S != 0
+  // exactly where R passed the threshold): a layer's traces outgrow the cache, and the
+  // backward reads them back from memory.
+  std::vector<Matrix<T>> y_before, s, a, l;
+  Matrix<T> k2;  // the current iteration's, in the forward
 };
 
 // The backward pass's working matrices, one set per thread, reused for every head.
 template <typename T>
 struct PapScratch {
-  Matrix<T> dk, dl, dy, ds, dy_before, dk2, dr, grad_scores;
+  Matrix<T> dk, dl, dy, ds, dy_before, k2, dk2, dr, grad_scores;
 };
 
 // Runs PAP (n >= 1 iterations, scores scale K2 K2^T) and returns L_n, which lives in `trace`.
