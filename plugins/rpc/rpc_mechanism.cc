@@ -105,31 +105,25 @@ void PrincipalAttentionPursuitBackward(ConstHeadBlock<T> k, ConstHeadBlock<T> v,
   for (int t = iterations - 1; t >= 0; --t) {
     const Matrix<T>& s = trace.s[t];
     const Matrix<T>& y_before = trace.y_before[t];
-    // Y_t = Y_{t-1} + mu (K - L_t - S_t)
-    ds = -mu * dy;
-    dl -= mu * dy;
-    dk += mu * dy;
-    dmu += dy.cwiseProduct(k - trace.l[t] - s).sum();
-    dy_before = dy;
-    // L_t = softmax(c K2 K2^T) V
+    // Y_t = Y_{t-1} + mu (K - L_t - S_t) sends mu dY_t to K and -mu dY_t to L_t and S_t (dY_t is
+    // 0 in the last iteration). Each adjoint below is written once, its terms summed in one pass.
+    if (t < iterations - 1) dl -= mu * dy;
+    // L_t = softmax(c K2 K2^T) V, K2 = K - S_t - Y_{t-1} / mu
     k2 = k - s - y_before / mu;
     dk2.setZero(k.rows(), k.cols());
     SymmetricAttentionBackward(k2, v, scale, trace.a[t], dl, dk2, grad_v,
                                &scratch->grad_scores, /*accumulate=*/true);
-    // K2 = K - S_t - Y_{t-1} / mu
-    dk += dk2;
-    ds -= dk2;
-    dy_before -= dk2 / mu;
-    dmu += dk2.cwiseProduct(y_before).sum() / (mu * mu);
+    ds = -(mu * dy + dk2);
     // S_t = shrink(R_t, threshold): passes where |R| > threshold, and moves with the threshold
     dr.resize(k.rows(), k.cols());
     const T dthreshold = SoftThresholdBackward(s.data(), ds.data(), s.size(), dr.data());
     // R_t = K - L_{t-1} + Y_{t-1} / mu
-    dk += dr;
+    dk += mu * dy + dk2 + dr;
+    dmu += (dy.cwiseProduct(k - trace.l[t] - s) + (dk2 - dr).cwiseProduct(y_before) / (mu * mu))
+               .sum() +
+           dthreshold * (threshold_over_mu ? -lambda / (mu * mu) : lambda);
+    dy_before = dy + (dr - dk2) / mu;
     dl = -dr;  // dL_{t-1}
-    dy_before += dr / mu;
-    dmu -= dr.cwiseProduct(y_before).sum() / (mu * mu);
-    dmu += dthreshold * (threshold_over_mu ? -lambda / (mu * mu) : lambda);
     dy.swap(dy_before);
   }
   // mu = N C / (4 ||K||_1)
