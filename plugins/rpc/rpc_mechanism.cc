@@ -52,16 +52,19 @@ void SymmetricAttentionBackward(const Eigen::MatrixBase<K>& k, const Eigen::Matr
 }  // namespace
 
 template <typename T>
-const Matrix<T>& PrincipalAttentionPursuit(ConstHeadBlock<T> k, ConstHeadBlock<T> v, int iterations,
-                                           T lambda, bool threshold_over_mu, T embed_width, T scale,
-                                           PapTrace<T>* trace) {
+void PrincipalAttentionPursuit(ConstHeadBlock<T> k, ConstHeadBlock<T> v, int iterations, T lambda,
+                               bool threshold_over_mu, T embed_width, T scale, PapTrace<T>* trace,
+                               HeadBlock<T> a, HeadBlock<T> h) {
   const T n = static_cast<T>(k.rows());
   trace->key_l1 = k.cwiseAbs().sum();
   // An all-zero K has nothing to decompose; any finite mu keeps the iteration well defined.
   trace->mu = n * embed_width / (4 * std::max(trace->key_l1, std::numeric_limits<T>::min()));
   const T mu = trace->mu;
   const T threshold = threshold_over_mu ? lambda / mu : lambda * mu;
-  for (auto* list : {&trace->y_before, &trace->s, &trace->a, &trace->l}) list->resize(iterations);
+  trace->y_before.resize(iterations);
+  trace->s.resize(iterations);
+  trace->a.resize(iterations - 1);
+  trace->l.resize(iterations - 1);
   for (int t = 0; t < iterations; ++t) {
     Matrix<T>& y = trace->y_before[t];
     Matrix<T>& s = trace->s[t];  // R first, shrunk in place
@@ -74,20 +77,23 @@ const Matrix<T>& PrincipalAttentionPursuit(ConstHeadBlock<T> k, ConstHeadBlock<T
     }
     SoftThreshold(s.data(), s.size(), threshold, s.data());
     trace->k2 = k - s - y / mu;
-    trace->a[t].resize(k.rows(), k.rows());
-    trace->l[t].resize(k.rows(), v.cols());
-    SymmetricAttention(trace->k2, v, scale, trace->a[t], trace->l[t]);
+    if (t == iterations - 1) {
+      SymmetricAttention(trace->k2, v, scale, a, h);
+    } else {
+      trace->a[t].resize(k.rows(), k.rows());
+      trace->l[t].resize(k.rows(), v.cols());
+      SymmetricAttention(trace->k2, v, scale, trace->a[t], trace->l[t]);
+    }
   }
-  return trace->l.back();
 }
 
 template <typename T>
 void PrincipalAttentionPursuitBackward(ConstHeadBlock<T> k, ConstHeadBlock<T> v, T lambda,
                                        bool threshold_over_mu, T embed_width, T scale,
-                                       const PapTrace<T>& trace, ConstHeadBlock<T> grad_h,
-                                       PapScratch<T>* scratch, HeadBlock<T> grad_k,
-                                       HeadBlock<T> grad_v) {
-  const int iterations = static_cast<int>(trace.l.size());
+                                       const PapTrace<T>& trace, ConstHeadBlock<T> a,
+                                       ConstHeadBlock<T> grad_h, PapScratch<T>* scratch,
+                                       HeadBlock<T> grad_k, HeadBlock<T> grad_v) {
+  const int iterations = static_cast<int>(trace.s.size());
   const T mu = trace.mu;
   // dL_t, dY_t, and the other adjoints of one iteration.
   Matrix<T>& dk = scratch->dk;
@@ -103,25 +109,26 @@ void PrincipalAttentionPursuitBackward(ConstHeadBlock<T> k, ConstHeadBlock<T> v,
   dl = grad_h;
   T dmu = 0;
   for (int t = iterations - 1; t >= 0; --t) {
+    const bool last = t == iterations - 1;  // dY_t = 0: Y_n does not reach the output
     const Matrix<T>& s = trace.s[t];
     const Matrix<T>& y_before = trace.y_before[t];
-    // Y_t = Y_{t-1} + mu (K - L_t - S_t) sends mu dY_t to K and -mu dY_t to L_t and S_t (dY_t is
-    // 0 in the last iteration). Each adjoint below is written once, its terms summed in one pass.
-    if (t < iterations - 1) dl -= mu * dy;
+    // Y_t = Y_{t-1} + mu (K - L_t - S_t) sends mu dY_t to K and -mu dY_t to L_t and S_t. Each
+    // adjoint below is written once, its terms summed in one pass.
+    if (!last) dl -= mu * dy;
     // L_t = softmax(c K2 K2^T) V, K2 = K - S_t - Y_{t-1} / mu
     k2 = k - s - y_before / mu;
     dk2.setZero(k.rows(), k.cols());
-    SymmetricAttentionBackward(k2, v, scale, trace.a[t], dl, dk2, grad_v,
-                               &scratch->grad_scores, /*accumulate=*/true);
+    SymmetricAttentionBackward(k2, v, scale, last ? a : ConstHeadBlock<T>(trace.a[t]), dl, dk2,
+                               grad_v, &scratch->grad_scores, /*accumulate=*/true);
     ds = -(mu * dy + dk2);
     // S_t = shrink(R_t, threshold): passes where |R| > threshold, and moves with the threshold
     dr.resize(k.rows(), k.cols());
     const T dthreshold = SoftThresholdBackward(s.data(), ds.data(), s.size(), dr.data());
     // R_t = K - L_{t-1} + Y_{t-1} / mu
     dk += mu * dy + dk2 + dr;
-    dmu += (dy.cwiseProduct(k - trace.l[t] - s) + (dk2 - dr).cwiseProduct(y_before) / (mu * mu))
-               .sum() +
+    dmu += (dk2 - dr).cwiseProduct(y_before).sum() / (mu * mu) +
            dthreshold * (threshold_over_mu ? -lambda / (mu * mu) : lambda);
+    if (!last) dmu += dy.cwiseProduct(k - trace.l[t] - s).sum();
     dy_before = dy + (dr - dk2) / mu;
     dl = -dr;  // dL_{t-1}
     dy.swap(dy_before);
@@ -159,34 +166,32 @@ void RpcMechanism<T>::Prepare(int count) {
 template <typename T>
 void RpcMechanism<T>::Forward(int index, ConstHeadBlock<T>, ConstHeadBlock<T> k,
                               ConstHeadBlock<T> v, T scale, HeadBlock<T> a, HeadBlock<T> h) {
-  PapTrace<T>& trace = traces_[index];
-  h = PrincipalAttentionPursuit<T>(k, v, iterations(), lambda(), over_mu(),
-                                   static_cast<T>(this->shape_.width), scale, &trace);
-  a = trace.a.back();
+  PrincipalAttentionPursuit<T>(k, v, iterations(), lambda(), over_mu(),
+                               static_cast<T>(this->shape_.width), scale, &traces_[index], a, h);
 }
 
 template <typename T>
 void RpcMechanism<T>::Backward(int index, ConstHeadBlock<T>, ConstHeadBlock<T> k,
-                               ConstHeadBlock<T> v, T scale, ConstHeadBlock<T>,
+                               ConstHeadBlock<T> v, T scale, ConstHeadBlock<T> a,
                                ConstHeadBlock<T> dh, HeadBlock<T>*, HeadBlock<T> dk,
                                HeadBlock<T> dv) {
   dk.setZero();
   dv.setZero();
   PrincipalAttentionPursuitBackward<T>(k, v, lambda(), over_mu(),
                                        static_cast<T>(this->shape_.width), scale, traces_[index],
-                                       dh, &scratch_.Local(), dk, dv);
+                                       a, dh, &scratch_.Local(), dk, dv);
 }
 
 template class RpcMechanism<float>;
 template class RpcMechanism<double>;
-template const Matrix<double>& PrincipalAttentionPursuit(ConstHeadBlock<double>,
-                                                        ConstHeadBlock<double>, int, double, bool,
-                                                        double, double, PapTrace<double>*);
+template void PrincipalAttentionPursuit(ConstHeadBlock<double>, ConstHeadBlock<double>, int,
+                                        double, bool, double, double, PapTrace<double>*,
+                                        HeadBlock<double>, HeadBlock<double>);
 template void PrincipalAttentionPursuitBackward(ConstHeadBlock<double>, ConstHeadBlock<double>,
                                                 double, bool, double, double,
                                                 const PapTrace<double>&, ConstHeadBlock<double>,
-                                                PapScratch<double>*, HeadBlock<double>,
-                                                HeadBlock<double>);
+                                                ConstHeadBlock<double>, PapScratch<double>*,
+                                                HeadBlock<double>, HeadBlock<double>);
 
 ATTNLAB_REGISTER_MECHANISM("rpc", plugins::RpcConfig, RpcMechanism,
                            "RPC-Attention (paper 4): Principal Attention Pursuit on symmetric "

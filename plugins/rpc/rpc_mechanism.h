@@ -18,10 +18,10 @@ namespace attnlab {
 template <typename T>
 struct PapTrace {
   T mu = 0, key_l1 = 0;
-  // Per iteration t = 1..n: Y before the iteration, S, the attention A and the output L. The
-  // shrink's input R and K2 = K - S - Y / mu are not kept (the backward recomputes K2; S != 0
-  // exactly where R passed the threshold): a layer's traces outgrow the cache, and the
-  // backward reads them back from memory.
+  // Y before each iteration t = 1..n and S_t; the attention A_t and output L_t for t < n (the
+  // last iteration's are the mechanism's own outputs). The shrink's input R and K2 = K - S - Y /
+  // mu are not kept (the backward recomputes K2; S != 0 exactly where R passed the threshold):
+  // a layer's traces outgrow the cache, and the backward reads them back from memory.
   std::vector<Matrix<T>> y_before, s, a, l;
   Matrix<T> k2;  // the current iteration's, in the forward
 };
@@ -32,19 +32,21 @@ struct PapScratch {
   Matrix<T> dk, dl, dy, ds, dy_before, k2, dk2, dr, grad_scores;
 };
 
-// Runs PAP (n >= 1 iterations, scores scale K2 K2^T) and returns L_n, which lives in `trace`.
+// Runs PAP (n >= 1 iterations, scores scale K2 K2^T): the last iteration's attention into `a`
+// (N x N) and its output L_n into `h` (N x D), the rest into `trace`.
 template <typename T>
-const Matrix<T>& PrincipalAttentionPursuit(ConstHeadBlock<T> k, ConstHeadBlock<T> v, int iterations,
-                                           T lambda, bool threshold_over_mu, T embed_width, T scale,
-                                           PapTrace<T>* trace);
+void PrincipalAttentionPursuit(ConstHeadBlock<T> k, ConstHeadBlock<T> v, int iterations, T lambda,
+                               bool threshold_over_mu, T embed_width, T scale, PapTrace<T>* trace,
+                               HeadBlock<T> a, HeadBlock<T> h);
 
-// Given dL/dH for H = PAP(K, V), adds dL/dK and dL/dV.
+// Given dL/dH for H = PAP(K, V), with the forward's trace and last attention `a`, adds dL/dK and
+// dL/dV.
 template <typename T>
 void PrincipalAttentionPursuitBackward(ConstHeadBlock<T> k, ConstHeadBlock<T> v, T lambda,
                                        bool threshold_over_mu, T embed_width, T scale,
-                                       const PapTrace<T>& trace, ConstHeadBlock<T> grad_h,
-                                       PapScratch<T>* scratch, HeadBlock<T> grad_k,
-                                       HeadBlock<T> grad_v);
+                                       const PapTrace<T>& trace, ConstHeadBlock<T> a,
+                                       ConstHeadBlock<T> grad_h, PapScratch<T>* scratch,
+                                       HeadBlock<T> grad_k, HeadBlock<T> grad_v);
 
 // The `rpc` mechanism (config: rpc.proto): PAP on each symmetric head, its trace kept per head
 // for the backward.

@@ -63,9 +63,10 @@ TEST(RpcMechanismTest, PapMatchesADirectTranscription) {
     for (int iterations : {1, 2, 4}) {
       const Mat k = Mat::Random(7, 3), v = Mat::Random(7, 3);
       PapTrace<double> trace;
+      Mat a(7, 7), ours(7, 3);
       // lambda 0.05 so that both conventions leave some entries in S.
-      const Mat ours = PrincipalAttentionPursuit<double>(k, v, iterations, 0.05, over_mu, 8.0,
-                                                         1 / std::sqrt(3.0), &trace);
+      PrincipalAttentionPursuit<double>(k, v, iterations, 0.05, over_mu, 8.0, 1 / std::sqrt(3.0),
+                                        &trace, a, ours);
       const Mat direct = DirectPap(k, v, iterations, 0.05, 8.0, over_mu);
       EXPECT_LT((ours - direct).cwiseAbs().maxCoeff(), 1e-12) << iterations << " " << over_mu;
       EXPECT_GT(trace.s.back().cwiseAbs().maxCoeff(), 0.0);  // the shrinkage did something
@@ -80,16 +81,18 @@ TEST(RpcMechanismTest, PapGradientMatchesFiniteDifferences) {
     const Mat g = Mat::Random(6, 3);
     PapTrace<double> trace;
     const double scale = 1 / std::sqrt(3.0);
-    PrincipalAttentionPursuit<double>(k, v, 3, 0.05, over_mu, 8.0, scale, &trace);
+    Mat a(6, 6), h(6, 3);
+    PrincipalAttentionPursuit<double>(k, v, 3, 0.05, over_mu, 8.0, scale, &trace, a, h);
     Mat dk = Mat::Zero(6, 3), dv = Mat::Zero(6, 3);
     PapScratch<double> scratch;
-    PrincipalAttentionPursuitBackward<double>(k, v, 0.05, over_mu, 8.0, scale, trace, g, &scratch,
-                                              dk, dv);
+    PrincipalAttentionPursuitBackward<double>(k, v, 0.05, over_mu, 8.0, scale, trace, a, g,
+                                              &scratch, dk, dv);
     auto value = [&] {
       PapTrace<double> other;
-      return PrincipalAttentionPursuit<double>(k, v, 3, 0.05, over_mu, 8.0, scale, &other)
-          .cwiseProduct(g)
-          .sum();
+      Mat other_a(6, 6), other_h(6, 3);
+      PrincipalAttentionPursuit<double>(k, v, 3, 0.05, over_mu, 8.0, scale, &other, other_a,
+                                        other_h);
+      return other_h.cwiseProduct(g).sum();
     };
     for (Mat* x : {&k, &v}) {
       const Mat& analytic = x == &k ? dk : dv;
