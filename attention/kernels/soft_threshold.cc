@@ -1,6 +1,6 @@
 #include "attention/kernels/soft_threshold.h"
 
-#include <cmath>
+#include <algorithm>
 
 #include "attention/kernels/packet.h"
 

@@ -57,9 +57,15 @@ EIGEN_ALWAYS_INLINE Packet<T> Exp(const Packet<T>& x) {
   return pselect(pcmp_eq(x, minus_inf), pset1<Packet<T>>(T(0)), pexp(x));
 }
 
-// y = factor softmax(x) over n entries; y may be x. Returns log(sum(exp(x))).
+// The max of a row and the sum of exp(x - max) over it: its softmax's normalizer.
 template <typename T>
-T SoftmaxRow(const T* x, int n, T* y, T factor = T(1)) {
+struct RowNormalizer {
+  T max, sum;
+};
+
+// y = factor softmax(x) over n entries; y may be x.
+template <typename T>
+RowNormalizer<T> SoftmaxRow(const T* x, int n, T* y, T factor = T(1)) {
   using namespace Eigen::internal;
   using P = Packet<T>;
   constexpr int L = kPacketSize<T>;
@@ -85,7 +91,7 @@ T SoftmaxRow(const T* x, int n, T* y, T factor = T(1)) {
   const P scale = pset1<P>(factor / sum);
   for (int k = 0; k < full; k += L) pstoreu(y + k, pmul(ploadu<P>(y + k), scale));
   if (tail > 0) StoreTail(y + full, pmul(tail_exp, scale), tail);
-  return predux_max(shift) + std::log(sum);
+  return {predux_max(shift), sum};
 }
 
 // out = p .* ((g - g_m) - sum_k p_k (g_k - g_m)) over n entries, m the first largest p (see
@@ -141,7 +147,8 @@ void SoftmaxRows(const Eigen::MatrixBase<In>& scores, const Eigen::MatrixBase<Ou
 // -infinity, at least one finite.
 template <typename T>
 T ScaledSoftmaxRow(const T* x, int n, T factor, T* y) {
-  return softmax_internal::SoftmaxRow(x, n, y, factor);
+  const auto normalizer = softmax_internal::SoftmaxRow(x, n, y, factor);
+  return normalizer.max + std::log(normalizer.sum);
 }
 
 // Given probs = softmax(scores) and dL/dprobs g, writes dL/dscores = probs .* (g - <g, probs>)
