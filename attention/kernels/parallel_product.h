@@ -7,6 +7,7 @@
 #define ATTNLAB_ATTENTION_KERNELS_PARALLEL_PRODUCT_H_
 
 #include <algorithm>
+#include <vector>
 
 #include "attention/exec_context.h"
 #include "attention/kernels/parallel.h"
@@ -18,10 +19,14 @@ namespace parallel_product_internal {
 
 // out (+)= lhs * rhs, plus `bias` (out.cols() entries, or null) in every row, plus `addend`
 // (null, or out's shape with row stride ld_addend; not with accumulate).
+// Output blocks: kBlockColumns wide where the output has two or more of them, else
+// kBlockRows high.
+constexpr int kBlockColumns = 128, kBlockRows = 256;
+
 template <typename L, typename R, typename O, typename T>
 void Blocks(ExecContext& ctx, const L& lhs, const R& rhs, O& out, bool accumulate, const T* bias,
             const T* addend = nullptr, int64_t ld_addend = 0) {
-  constexpr int kColumns = 128, kRows = 256;
+  constexpr int kColumns = kBlockColumns, kRows = kBlockRows;
   const int cols = static_cast<int>(rhs.cols()), rows = static_cast<int>(lhs.rows());
   if constexpr (product_internal::CopiedRhs<R>()) {
     // A transposed weight matrix is copied row-major once here, not once per block.
@@ -93,28 +98,77 @@ void ParallelAffineAdd(ExecContext& ctx, const L& lhs, const R& rhs,
 
 // out = a^T b, a and b holding one token per row, and, unless null, *a_sums and *b_sums = the
 // column sums of a and b (1 x cols): a layer's weight and bias gradients from its input and
-// output gradient. The tokens go in fixed chunks, each summed right after the product has read
-// it, while it is in cache (a separate sum reads the whole gradient again from memory).
+// output gradient. The tokens go in chunks, each summed right after the product has read it,
+// while it is in cache (a separate sum reads the whole gradient again from memory). An output
+// that ParallelProduct keeps in one block (a 64 x 192 weight gradient) would leave the other
+// threads idle: there the tokens are split instead, into groups of fixed size whose partial
+// products are added in group order, so that the bits do not depend on the thread count.
 template <typename A, typename B, typename O>
 void TokenProducts(ExecContext& ctx, const A& a, const B& b, O&& out,
                    Matrix<typename std::decay_t<O>::Scalar>* a_sums,
                    Matrix<typename std::decay_t<O>::Scalar>* b_sums) {
-  constexpr int kTokens = 256;
+  using T = typename std::decay_t<O>::Scalar;
+  using parallel_product_internal::kBlockColumns;
+  using parallel_product_internal::kBlockRows;
+  constexpr int kChunkTokens = 256, kGroupTokens = 2 * kChunkTokens;
   const int tokens = static_cast<int>(a.rows());
   eigen_assert(b.rows() == tokens);
   if (a_sums != nullptr) a_sums->setZero(1, a.cols());
   if (b_sums != nullptr) b_sums->setZero(1, b.cols());
   if (tokens == 0) out.setZero();
-  for (int row = 0; row < tokens; row += kTokens) {
-    const int count = std::min(kTokens, tokens - row);
-    const auto a_chunk = a.middleRows(row, count);
-    const auto b_chunk = b.middleRows(row, count);
-    ParallelProduct(ctx, a_chunk.transpose(), b_chunk, out, /*accumulate=*/row > 0);
-    for (int i = 0; i < count; ++i) {
-      if (a_sums != nullptr) *a_sums += a_chunk.row(i);
-      if (b_sums != nullptr) *b_sums += b_chunk.row(i);
+  // Tokens [first, last) into `product` and the sums (either may be null).
+  auto group = [&](int first, int last, auto&& product, T* a_sum, T* b_sum) {
+    for (int row = first; row < last; row += kChunkTokens) {
+      const int count = std::min(kChunkTokens, last - row);
+      const auto a_chunk = a.middleRows(row, count);
+      const auto b_chunk = b.middleRows(row, count);
+      ParallelProduct(ctx, a_chunk.transpose(), b_chunk, product, /*accumulate=*/row > first);
+      for (int i = 0; i < count; ++i) {
+        if (a_sum != nullptr) Eigen::Map<Matrix<T>>(a_sum, 1, a.cols()) += a_chunk.row(i);
+        if (b_sum != nullptr) Eigen::Map<Matrix<T>>(b_sum, 1, b.cols()) += b_chunk.row(i);
+      }
+    }
+  };
+  T* const a_sum = a_sums == nullptr ? nullptr : a_sums->data();
+  T* const b_sum = b_sums == nullptr ? nullptr : b_sums->data();
+  const int groups = (tokens + kGroupTokens - 1) / kGroupTokens;
+  if (groups <= 1 || out.rows() > kBlockRows || out.cols() >= 2 * kBlockColumns) {
+    group(0, tokens, out, a_sum, b_sum);
+    return;
+  }
+  // Group 0 writes out and the sums; group g > 0 its partial product and sums in `partials`:
+  // this thread's buffer, or, while a task that this thread runs as it waits holds that, its own.
+  using Buffer = product_internal::ThreadBuffer<T, 3>;
+  Buffer& buffer = Buffer::Get();
+  const bool own_buffer = buffer.in_use;
+  std::vector<T> own;
+  std::vector<T>& partials = own_buffer ? own : buffer.values;
+  const int64_t stride = out.size() + a.cols() + b.cols();
+  if (partials.size() < size_t((groups - 1) * stride)) partials.resize((groups - 1) * stride);
+  if (!own_buffer) buffer.in_use = true;
+  ParallelFor(ctx, groups, [&](int begin, int end) {
+    for (int g = begin; g < end; ++g) {
+      const int first = g * kGroupTokens, last = std::min(tokens, first + kGroupTokens);
+      if (g == 0) {
+        group(first, last, out, a_sum, b_sum);
+        continue;
+      }
+      T* partial = partials.data() + (g - 1) * stride;
+      std::fill(partial + out.size(), partial + stride, T(0));  // the sums
+      group(first, last, Eigen::Map<Matrix<T>>(partial, out.rows(), out.cols()),
+            a_sum == nullptr ? nullptr : partial + out.size(),
+            b_sum == nullptr ? nullptr : partial + out.size() + a.cols());
+    }
+  });
+  for (int g = 1; g < groups; ++g) {
+    const T* partial = partials.data() + (g - 1) * stride;
+    out += Eigen::Map<const Matrix<T>>(partial, out.rows(), out.cols());
+    if (a_sums != nullptr) *a_sums += Eigen::Map<const Matrix<T>>(partial + out.size(), 1, a.cols());
+    if (b_sums != nullptr) {
+      *b_sums += Eigen::Map<const Matrix<T>>(partial + out.size() + a.cols(), 1, b.cols());
     }
   }
+  if (!own_buffer) buffer.in_use = false;
 }
 
 }  // namespace attnlab

@@ -135,32 +135,37 @@ void CheckAffine(double tolerance) {
 TEST(ParallelProductTest, AffineMatchesEigenInFloat) { OnEachBackend([] { CheckAffine<float>(1e-5); }); }
 TEST(ParallelProductTest, AffineMatchesEigenInDouble) { CheckAffine<double>(1e-13); }
 
-// TokenProducts: a^T b and the column sums of a and b over token counts within one chunk and
-// across chunks (not a multiple of the chunk), the same bits with 1 and 2 threads.
+// TokenProducts: a^T b and the column sums of a and b over token counts within one chunk,
+// across chunks (not a multiple of the chunk) and across groups (a narrow output, split by
+// tokens; a wide one, split by columns), the same bits with 1 and 2 threads.
 template <typename T>
 void CheckTokenProducts(double tolerance) {
-  for (int tokens : {1, 255, 700}) {
-    SCOPED_TRACE(testing::Message() << tokens << " tokens");
-    const Matrix<T> a = Matrix<T>::Random(tokens, 48), b = Matrix<T>::Random(tokens, 20);
-    const Matrix<T> want = a.transpose() * b;
-    const Matrix<T> want_a_sums = a.colwise().sum(), want_b_sums = b.colwise().sum();
-    Matrix<T> one_thread, one_thread_sums;
-    for (int threads : {1, 2}) {
-      Matrix<T> got = Matrix<T>::Random(48, 20), a_sums, b_sums;  // overwritten
-      tbb::task_arena arena(threads);
-      arena.execute([&] {
-        ExecContext ctx(1, threads);
-        TokenProducts(ctx, a, b, got, &a_sums, &b_sums);
-      });
-      EXPECT_LE((got - want).cwiseAbs().maxCoeff(), tolerance * (1 + want.cwiseAbs().maxCoeff()));
-      EXPECT_LE((a_sums - want_a_sums).cwiseAbs().maxCoeff(), tolerance * tokens);
-      EXPECT_LE((b_sums - want_b_sums).cwiseAbs().maxCoeff(), tolerance * tokens);
-      if (threads == 1) {
-        one_thread = got;
-        one_thread_sums = b_sums;
-      } else {
-        EXPECT_EQ(got, one_thread) << "2 threads changed the bits";
-        EXPECT_EQ(b_sums, one_thread_sums) << "2 threads changed the bits";
+  for (int width : {20, 300}) {
+    for (int tokens : {1, 255, 700, 1700}) {
+      SCOPED_TRACE(testing::Message() << tokens << " tokens, width " << width);
+      const Matrix<T> a = Matrix<T>::Random(tokens, 48), b = Matrix<T>::Random(tokens, width);
+      const Matrix<T> want = a.transpose() * b;
+      const Matrix<T> want_a_sums = a.colwise().sum(), want_b_sums = b.colwise().sum();
+      Matrix<T> one_thread, one_thread_a_sums, one_thread_b_sums;
+      for (int threads : {1, 2}) {
+        Matrix<T> got = Matrix<T>::Random(48, width), a_sums, b_sums;  // overwritten
+        tbb::task_arena arena(threads);
+        arena.execute([&] {
+          ExecContext ctx(1, threads);
+          TokenProducts(ctx, a, b, got, &a_sums, &b_sums);
+        });
+        EXPECT_LE((got - want).cwiseAbs().maxCoeff(), tolerance * (1 + want.cwiseAbs().maxCoeff()));
+        EXPECT_LE((a_sums - want_a_sums).cwiseAbs().maxCoeff(), tolerance * tokens);
+        EXPECT_LE((b_sums - want_b_sums).cwiseAbs().maxCoeff(), tolerance * tokens);
+        if (threads == 1) {
+          one_thread = got;
+          one_thread_a_sums = a_sums;
+          one_thread_b_sums = b_sums;
+        } else {
+          EXPECT_EQ(got, one_thread) << "2 threads changed the bits";
+          EXPECT_EQ(a_sums, one_thread_a_sums) << "2 threads changed the bits";
+          EXPECT_EQ(b_sums, one_thread_b_sums) << "2 threads changed the bits";
+        }
       }
     }
   }

@@ -142,7 +142,11 @@ void FcNet<T>::Backward(const Tensor<T>& grad_out, Tensor<T>* grad_in, ExecConte
     Matrix<T>& below = grad_[k - 1];
     below.resize(batch, weights_[k].value.rows());
     ParallelProduct(ctx, grad, weights_[k].value.transpose(), below);
-    below.array() *= derivative_[k - 1].array();  // dL/d(pre-activation)
+    const Matrix<T>& derivative = derivative_[k - 1];
+    ParallelFor(ctx, batch, [&](int begin, int end) {  // dL/d(pre-activation)
+      below.middleRows(begin, end - begin).array() *=
+          derivative.middleRows(begin, end - begin).array();
+    }, GrainFor(below.cols()));
   }
 }
 

@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "attention/base/field_error.h"
+#include "attention/kernels/parallel.h"
 #include "attention/kernels/parallel_product.h"
 #include "attention/plugin_registry.h"
 #include "attention/base/status_macros.h"
@@ -72,32 +73,38 @@ std::vector<Parameter<T>*> PatchEmbedding<T>::parameters() {
 }
 
 template <typename T>
-void PatchEmbedding<T>::Gather(const Tensor<T>& in, Matrix<T>* patches) const {
+void PatchEmbedding<T>::Gather(const Tensor<T>& in, Matrix<T>* patches, ExecContext& ctx) const {
   const int p = config_.patch(), c = config_.channels(), across = width_ / p;
   patches->resize(int64_t(in.batch()) * patches_, p * p * c);
-  for (int b = 0; b < in.batch(); ++b) {
-    const auto image = in.sample(b);
-    for (int k = 0; k < patches_; ++k) {
-      const int row0 = (k / across) * p, col0 = (k % across) * p * c;
-      auto patch = patches->row(int64_t(b) * patches_ + k);
-      for (int r = 0; r < p; ++r) patch.segment(r * p * c, p * c) = image.row(row0 + r).segment(col0, p * c);
+  ParallelFor(ctx, in.batch(), [&](int begin, int end) {
+    for (int b = begin; b < end; ++b) {
+      const auto image = in.sample(b);
+      for (int k = 0; k < patches_; ++k) {
+        const int row0 = (k / across) * p, col0 = (k % across) * p * c;
+        auto patch = patches->row(int64_t(b) * patches_ + k);
+        for (int r = 0; r < p; ++r) {
+          patch.segment(r * p * c, p * c) = image.row(row0 + r).segment(col0, p * c);
+        }
+      }
     }
-  }
+  }, GrainFor(int64_t(patches_) * p * p * c));
 }
 
 template <typename T>
 void PatchEmbedding<T>::Forward(const Tensor<T>& in, Tensor<T>* out, ExecContext& ctx) {
   input_shape_ = in.shape();
-  Gather(in, &patch_rows_);
+  Gather(in, &patch_rows_, ctx);
   projected_.resize(patch_rows_.rows(), config_.dim());
   ParallelAffine(ctx, patch_rows_, w_.value, b_.value, projected_);
   out->Resize(*OutputShape(in.shape()));
-  for (int b = 0; b < in.batch(); ++b) {
-    auto tokens = out->sample(b);
-    if (first_) tokens.row(0) = class_token_.value.row(0);
-    tokens.bottomRows(patches_) = projected_.middleRows(int64_t(b) * patches_, patches_);
-    if (config_.positions()) tokens += positions_.value;
-  }
+  ParallelFor(ctx, in.batch(), [&](int begin, int end) {
+    for (int b = begin; b < end; ++b) {
+      auto tokens = out->sample(b);
+      if (first_) tokens.row(0) = class_token_.value.row(0);
+      tokens.bottomRows(patches_) = projected_.middleRows(int64_t(b) * patches_, patches_);
+      if (config_.positions()) tokens += positions_.value;
+    }
+  }, GrainFor(int64_t(first_ + patches_) * config_.dim()));
 }
 
 template <typename T>
@@ -112,8 +119,7 @@ void PatchEmbedding<T>::Backward(const Tensor<T>& grad_out, Tensor<T>* grad_in, 
     if (first_) class_token_.grad += g.row(0);
     if (config_.positions()) positions_.grad += g;
   }
-  w_.grad.noalias() = patch_rows_.transpose() * grad_projected_;
-  b_.grad = grad_projected_.colwise().sum();
+  TokenProducts(ctx, patch_rows_, grad_projected_, w_.grad, nullptr, &b_.grad);
   if (grad_in == nullptr) return;
   // Scatter the patch gradients back to pixels (every pixel is in exactly one patch).
   const Matrix<T> grad_patches = grad_projected_ * w_.value.transpose();

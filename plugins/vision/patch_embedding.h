@@ -28,7 +28,7 @@ class PatchEmbedding : public Layer<T> {
   explicit PatchEmbedding(const Config& config) : config_(config) {}
 
   // Row p of patches: patch p of each image, flattened: (batch * patches) x (patch^2 channels).
-  void Gather(const Tensor<T>& in, Matrix<T>* patches) const;
+  void Gather(const Tensor<T>& in, Matrix<T>* patches, ExecContext& ctx) const;
 
   Config config_;
   int height_ = 0, width_ = 0, patches_ = 0, first_ = 0;  // first_: 1 with a class token
