@@ -68,6 +68,9 @@ absl::Status LmCrossEntropy<T>::CheckTargetValues(const Tensor<T>& target) const
   return absl::OkStatus();
 }
 
+// Tokens per partial sum of the bias gradient: a chunk of 512 gives 8 tasks.
+constexpr int kBiasGroupTokens = 64;
+
 template <typename T>
 T LmCrossEntropy<T>::Compute(const Tensor<T>& prediction, const Tensor<T>& target,
                              Tensor<T>* grad, ExecContext& ctx) {
@@ -77,7 +80,11 @@ T LmCrossEntropy<T>::Compute(const Tensor<T>& prediction, const Tensor<T>& targe
   const T inv_tokens = T(1) / tokens;
   if (grad != nullptr) {
     grad->Resize(prediction.shape());
-    w_transposed_ = w_.value.transpose();
+    const int vocab = config_.vocab_size(), dim = static_cast<int>(w_.value.rows());
+    w_transposed_.resize(vocab, dim);
+    ParallelFor(ctx, vocab, [&](int begin, int end) {
+      w_transposed_.middleRows(begin, end - begin) = w_.value.middleCols(begin, end - begin).transpose();
+    }, GrainFor(dim));
     w_.grad.setZero();
     if (config_.bias()) b_.grad.setZero();
   }
@@ -87,22 +94,36 @@ T LmCrossEntropy<T>::Compute(const Tensor<T>& prediction, const Tensor<T>& targe
     logits_.resize(n, config_.vocab_size());
     token_loss_.resize(n);
     ParallelProduct(ctx, h.middleRows(start, n), w_.value, logits_);
-    ParallelFor(ctx, n, [&](int begin, int end) {
-      for (int i = begin; i < end; ++i) {
-        auto row = logits_.row(i);
-        if (config_.bias()) row += b_.value.row(0);
-        const auto label = std::lround(target.data()[start + i]);
-        const T label_logit = row[label];
-        // d/dlogits = (softmax - onehot) / tokens; the row is scratch without a gradient.
-        const T log_sum = ScaledSoftmaxRow(row.data(), int(row.size()), inv_tokens, row.data());
-        token_loss_[i] = log_sum - label_logit;
-        if (grad != nullptr) row[label] -= inv_tokens;
+    // dL/db sums the rows of dL/dlogits: each group of rows into its own partial sum while the
+    // rows are in cache, the partials then in group order (the same bits on any thread count).
+    const bool bias_grad = grad != nullptr && config_.bias();
+    const int groups = (n + kBiasGroupTokens - 1) / kBiasGroupTokens;
+    if (bias_grad) bias_partials_.resize(groups, config_.vocab_size());
+    ParallelFor(ctx, groups, [&](int first_group, int end_group) {
+      for (int g = first_group; g < end_group; ++g) {
+        if (bias_grad) bias_partials_.row(g).setZero();
+        for (int i = g * kBiasGroupTokens; i < std::min(n, (g + 1) * kBiasGroupTokens); ++i) {
+          auto row = logits_.row(i);
+          if (config_.bias()) row += b_.value.row(0);
+          const auto label = std::lround(target.data()[start + i]);
+          const T label_logit = row[label];
+          // d/dlogits = (softmax - onehot) / tokens; the row is scratch without a gradient.
+          const T log_sum = ScaledSoftmaxRow(row.data(), int(row.size()), inv_tokens, row.data());
+          token_loss_[i] = log_sum - label_logit;
+          if (grad != nullptr) row[label] -= inv_tokens;
+          if (bias_grad) bias_partials_.row(g) += row;
+        }
       }
     });
     total += static_cast<double>(token_loss_.sum());
     if (grad == nullptr) continue;
     ParallelProduct(ctx, h.middleRows(start, n).transpose(), logits_, w_.grad, /*accumulate=*/true);
-    if (config_.bias()) b_.grad += logits_.colwise().sum();
+    if (bias_grad) {
+      ParallelFor(ctx, config_.vocab_size(), [&](int begin, int end) {
+        b_.grad.middleCols(begin, end - begin) +=
+            bias_partials_.middleCols(begin, end - begin).colwise().sum();
+      }, GrainFor(groups));
+    }
     ParallelProduct(ctx, logits_, w_transposed_, grad->flat().middleRows(start, n));
   }
   return static_cast<T>(total / tokens);

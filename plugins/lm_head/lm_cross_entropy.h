@@ -35,6 +35,7 @@ class LmCrossEntropy : public Loss<T> {
   // W^T row-major (vocab x d), copied once per step: the input gradient logits W^T is then a
   // product with a row-major rhs (Product's fast paths) instead of Eigen's GEMM.
   Matrix<T> w_transposed_;
+  Matrix<T> bias_partials_;  // one chunk: dL/db summed over each group of its tokens
   Vector<T> token_loss_;
 };
 
