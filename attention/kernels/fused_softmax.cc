@@ -79,106 +79,152 @@ const T* TransposedKeys(int rows, int cols, const T* x, int64_t ldx) {
   return buffer.data();
 }
 
-// acc[r][p] = sum over depth of a(r, i) kt(i, packet p): a tile of a * kt.
-template <typename T, int kRows, int kPackets>
-EIGEN_ALWAYS_INLINE void TileProduct(int depth, const T* a, int64_t lda, const T* kt, int64_t ldkt,
-                                     Packet<T> (&acc)[kRows][kPackets]) {
+// The packets of one row of a register tile over the keys: kPackets packets, the last a half
+// packet where kHalf. On 256-bit FMA units (Zen 4) a 512-bit FMA costs two: a row of 50 float
+// keys is 3 x 16 + 8 lanes of work, not 4 x 16.
+template <typename T, int kPackets, bool kHalf>
+struct RowPackets {
   using P = Packet<T>;
+  using Last = std::conditional_t<kHalf, HalfPacket<T>, P>;
+  static constexpr int kLastLanes = Eigen::internal::unpacket_traits<Last>::size;
+  P first[kPackets > 1 ? kPackets - 1 : 1];  // the first kPackets - 1
+  Last last;
+
+  // f(packet, its first key) for each packet, whatever its type.
+  template <typename F>
+  EIGEN_ALWAYS_INLINE void ForEach(F&& f) {
+    for (int p = 0; p + 1 < kPackets; ++p) f(first[p], p * kPacketSize<T>);
+    f(last, (kPackets - 1) * kPacketSize<T>);
+  }
+  // f(this row's packet, other's) for each pair of packets.
+  template <typename F>
+  EIGEN_ALWAYS_INLINE void ForEachWith(RowPackets& other, F&& f) {
+    for (int p = 0; p + 1 < kPackets; ++p) f(first[p], other.first[p]);
+    f(last, other.last);
+  }
+  // reduce(the packets combined by combine): the row's max or sum.
+  template <typename Combine, typename Fold>
+  EIGEN_ALWAYS_INLINE T Reduce(Combine combine, Fold reduce) const {
+    if constexpr (kPackets == 1) {
+      return reduce(last);
+    } else {
+      P all = first[0];
+      for (int p = 1; p + 1 < kPackets; ++p) all = combine(all, first[p]);
+      if constexpr (kHalf) {
+        return combine(reduce(all), reduce(last));
+      } else {
+        return reduce(combine(all, last));
+      }
+    }
+  }
+  EIGEN_ALWAYS_INLINE T Max() const {
+    using namespace Eigen::internal;
+    return Reduce([](auto a, auto b) { return pmax(a, b); },
+                  [](const auto& x) { return predux_max(x); });
+  }
+  EIGEN_ALWAYS_INLINE T Sum() const {
+    using namespace Eigen::internal;
+    return Reduce([](auto a, auto b) { return padd(a, b); },
+                  [](const auto& x) { return predux(x); });
+  }
+  // Loads a row of keys, of which the last packet holds last_lanes; its other lanes `fill`.
+  EIGEN_ALWAYS_INLINE void Load(const T* x, int last_lanes, T fill) {
+    for (int p = 0; p + 1 < kPackets; ++p) first[p] = Eigen::internal::ploadu<P>(x + p * kPacketSize<T>);
+    const T* tail = x + (kPackets - 1) * kPacketSize<T>;
+    last = last_lanes < kLastLanes ? LoadTail<T, Last>(tail, last_lanes, fill)
+                                   : Eigen::internal::ploadu<Last>(tail);
+  }
+  EIGEN_ALWAYS_INLINE void Store(int last_lanes, T* y) const {
+    for (int p = 0; p + 1 < kPackets; ++p) Eigen::internal::pstoreu(y + p * kPacketSize<T>, first[p]);
+    T* tail = y + (kPackets - 1) * kPacketSize<T>;
+    if (last_lanes < kLastLanes) {
+      StoreTail(tail, last, last_lanes);
+    } else {
+      Eigen::internal::pstoreu(tail, last);
+    }
+  }
+};
+
+// acc[r] = sum over depth of a(r, i) kt(i, :): a tile of a * kt.
+template <typename T, int kRows, typename Row>
+EIGEN_ALWAYS_INLINE void TileProduct(int depth, const T* a, int64_t lda, const T* kt, int64_t ldkt,
+                                     Row (&acc)[kRows]) {
   for (int r = 0; r < kRows; ++r) {
-    for (int p = 0; p < kPackets; ++p) acc[r][p] = pset1<P>(T(0));
+    acc[r].ForEach([](auto& x, int) { x = pset1<std::decay_t<decltype(x)>>(T(0)); });
   }
   for (int i = 0; i < depth; ++i) {
-    P b[kPackets];
-    for (int p = 0; p < kPackets; ++p) b[p] = ploadu<P>(kt + i * ldkt + p * kPacketSize<T>);
+    Row b;
+    b.ForEach([&](auto& x, int key) { x = ploadu<std::decay_t<decltype(x)>>(kt + i * ldkt + key); });
     for (int r = 0; r < kRows; ++r) {
-      const P broadcast = pset1<P>(a[r * lda + i]);
-      for (int p = 0; p < kPackets; ++p) acc[r][p] = pmadd(broadcast, b[p], acc[r][p]);
+      const T value = a[r * lda + i];
+      acc[r].ForEachWith(b, [&](auto& x, const auto& y) {
+        x = pmadd(pset1<std::decay_t<decltype(x)>>(value), y, x);
+      });
     }
   }
 }
 
 // Lanes below `lanes` all ones, the rest zero: the valid part of a row's last packet.
-template <typename T>
-EIGEN_ALWAYS_INLINE Packet<T> LaneMask(int lanes) {
-  using P = Packet<T>;
+template <typename T, typename P>
+EIGEN_ALWAYS_INLINE P LaneMask(int lanes) {
   return pcmp_lt(plset<P>(T(0)), pset1<P>(T(lanes)));
 }
 
-template <typename T, int kPackets>
-EIGEN_ALWAYS_INLINE void StoreRow(const Packet<T> (&row)[kPackets], int last_lanes, T* out) {
-  constexpr int L = kPacketSize<T>;
-  for (int p = 0; p + 1 < kPackets; ++p) pstoreu(out + p * L, row[p]);
-  if (last_lanes == L) {
-    pstoreu(out + (kPackets - 1) * L, row[kPackets - 1]);
-  } else {
-    StoreTail(out + (kPackets - 1) * L, row[kPackets - 1], last_lanes);
-  }
-}
-
-template <typename T, int kRows, int kPackets>
+template <typename T, int kRows, typename Row>
 EIGEN_ALWAYS_INLINE void SoftmaxTile(int depth, T scale, const T* q, int64_t ldq, const T* kt,
                                      int64_t ldkt, int last_lanes, T* probs, int64_t ldp) {
-  using P = Packet<T>;
-  P s[kRows][kPackets];
-  TileProduct<T, kRows, kPackets>(depth, q, ldq, kt, ldkt, s);
-  const P factor = pset1<P>(scale), valid = LaneMask<T>(last_lanes);
-  const P minus_inf = pset1<P>(-std::numeric_limits<T>::infinity());
+  using Last = typename Row::Last;
+  Row s[kRows];
+  TileProduct<T, kRows>(depth, q, ldq, kt, ldkt, s);
+  const Last valid = LaneMask<T, Last>(last_lanes);
   // Stage by stage over the tile's rows: each row's chain (max, exp, sum, scale) is serial,
   // the rows' chains are independent and overlap.
-  P shift[kRows];
+  T shift[kRows];
   for (int r = 0; r < kRows; ++r) {
-    for (int p = 0; p < kPackets; ++p) s[r][p] = pmul(factor, s[r][p]);
-    s[r][kPackets - 1] = pselect(valid, s[r][kPackets - 1], minus_inf);
-    P max = s[r][0];
-    for (int p = 1; p < kPackets; ++p) max = pmax(max, s[r][p]);
-    shift[r] = pset1<P>(predux_max(max));
+    s[r].ForEach([&](auto& x, int) { x = pmul(pset1<std::decay_t<decltype(x)>>(scale), x); });
+    s[r].last = pselect(valid, s[r].last, pset1<Last>(-std::numeric_limits<T>::infinity()));
+    shift[r] = s[r].Max();
   }
-  P inverse[kRows];
+  T inverse[kRows];
   for (int r = 0; r < kRows; ++r) {
-    P sum = pset1<P>(T(0));
-    for (int p = 0; p < kPackets; ++p) {
-      s[r][p] = softmax_internal::Exp<T>(psub(s[r][p], shift[r]));
-      sum = padd(sum, s[r][p]);
-    }
-    inverse[r] = pset1<P>(T(1) / predux(sum));
+    s[r].ForEach([&](auto& x, int) {
+      using Q = std::decay_t<decltype(x)>;
+      x = softmax_internal::Exp<T, Q>(psub(x, pset1<Q>(shift[r])));
+    });
+    inverse[r] = T(1) / s[r].Sum();
   }
   for (int r = 0; r < kRows; ++r) {
-    for (int p = 0; p < kPackets; ++p) s[r][p] = pmul(s[r][p], inverse[r]);
-    StoreRow<T, kPackets>(s[r], last_lanes, probs + r * ldp);
+    s[r].ForEach([&](auto& x, int) { x = pmul(x, pset1<std::decay_t<decltype(x)>>(inverse[r])); });
+    s[r].Store(last_lanes, probs + r * ldp);
   }
 }
 
-template <typename T, int kRows, int kPackets>
+template <typename T, int kRows, typename Row>
 EIGEN_ALWAYS_INLINE void SoftmaxBackwardTile(int depth, const T* g, int64_t ldg, const T* vt,
                                              int64_t ldvt, int last_lanes, const T* probs,
                                              int64_t ldp, T* grad_scores, int64_t lds) {
-  using P = Packet<T>;
-  constexpr int L = kPacketSize<T>;
-  P grad[kRows][kPackets];  // dL/dprobs
-  TileProduct<T, kRows, kPackets>(depth, g, ldg, vt, ldvt, grad);
-  const P minus_inf = pset1<P>(-std::numeric_limits<T>::infinity());
+  constexpr T kMinusInf = -std::numeric_limits<T>::infinity();
+  Row grad[kRows];  // dL/dprobs
+  TileProduct<T, kRows>(depth, g, ldg, vt, ldvt, grad);
   for (int r = 0; r < kRows; ++r) {
-    P p[kPackets];
-    const T* row = probs + r * ldp;
-    for (int k = 0; k + 1 < kPackets; ++k) p[k] = ploadu<P>(row + k * L);
-    p[kPackets - 1] = last_lanes == L ? ploadu<P>(row + (kPackets - 1) * L)
-                                      : LoadTail(row + (kPackets - 1) * L, last_lanes, T(0));
-    P max = p[0];
-    for (int k = 1; k < kPackets; ++k) max = pmax(max, p[k]);
-    const P largest = pset1<P>(predux_max(max));
-    P dominant = pselect(pcmp_eq(p[0], largest), grad[r][0], minus_inf);
-    for (int k = 1; k < kPackets; ++k) {
-      dominant = pmax(dominant, pselect(pcmp_eq(p[k], largest), grad[r][k], minus_inf));
-    }
-    const P g_m = pset1<P>(predux_max(dominant));
-    P tail = pset1<P>(T(0));
-    for (int k = 0; k < kPackets; ++k) {
-      grad[r][k] = psub(grad[r][k], g_m);
-      tail = pmadd(p[k], grad[r][k], tail);  // the padding's p is 0
-    }
-    const P shift = pset1<P>(predux(tail));
-    for (int k = 0; k < kPackets; ++k) grad[r][k] = pmul(p[k], psub(grad[r][k], shift));
-    StoreRow<T, kPackets>(grad[r], last_lanes, grad_scores + r * lds);
+    Row p;
+    p.Load(probs + r * ldp, last_lanes, T(0));
+    const T largest = p.Max();
+    // The dominant token's dL/dprobs: the largest among the largest probabilities.
+    Row dominant = grad[r];
+    dominant.ForEachWith(p, [&](auto& d, const auto& x) {
+      using Q = std::decay_t<decltype(x)>;
+      d = pselect(pcmp_eq(x, pset1<Q>(largest)), d, pset1<Q>(kMinusInf));
+    });
+    const T g_m = dominant.Max();
+    grad[r].ForEach([&](auto& x, int) { x = psub(x, pset1<std::decay_t<decltype(x)>>(g_m)); });
+    Row weighted = grad[r];  // p .* (g - g_m); the padding's p is 0
+    weighted.ForEachWith(p, [](auto& x, const auto& y) { x = pmul(y, x); });
+    const T shift = weighted.Sum();
+    grad[r].ForEachWith(p, [&](auto& x, const auto& y) {
+      x = pmul(y, psub(x, pset1<std::decay_t<decltype(x)>>(shift)));
+    });
+    grad[r].Store(last_lanes, grad_scores + r * lds);
   }
 }
 
@@ -191,9 +237,19 @@ void WithPackets(int packets, F&& f) {
   f(std::integral_constant<int, kPackets>());
 }
 
-// Transposes k (keys x depth) for the tiles and calls tile(height, packets, row, kt, ldkt,
-// last_lanes) for every register tile of the rows x keys scores, height and packets as
-// compile-time constants.
+// Whether a half packet can end a row (AVX-512, whose half packets have masked loads and
+// stores here).
+template <typename T>
+constexpr bool kHalfTails =
+#ifdef EIGEN_VECTORIZE_AVX512
+    Eigen::internal::unpacket_traits<HalfPacket<T>>::size * 2 == kPacketSize<T>;
+#else
+    false;
+#endif
+
+// Transposes k (keys x depth) for the tiles and calls tile(height, Row(), row, kt, ldkt,
+// last_lanes) for every register tile of the rows x keys scores: height a compile-time
+// constant, Row the tile's RowPackets type.
 template <typename T, typename Tile>
 void ForEachScoreTile(int rows, int keys, int depth, const T* k, int64_t ldk, Tile&& tile) {
   eigen_assert(keys >= 1 && keys <= kMaxFusedKeys<T>);
@@ -203,9 +259,15 @@ void ForEachScoreTile(int rows, int keys, int depth, const T* k, int64_t ldk, Ti
   const int packets = int(ldkt / L), last_lanes = keys - (packets - 1) * L;
   WithPackets<4>(packets, [&](auto packets_constant) {
     constexpr int kPackets = decltype(packets_constant)::value;
-    ForEachRowTile<kTileRows<kPackets>>(rows, [&](auto height, int row) {
-      tile(height, packets_constant, row, kt, ldkt, last_lanes);
-    });
+    auto rows_of = [&](auto row_type) {
+      ForEachRowTile<kTileRows<kPackets>>(rows, [&](auto height, int row) {
+        tile(height, row_type, row, kt, ldkt, last_lanes);
+      });
+    };
+    if constexpr (kHalfTails<T>) {
+      if (last_lanes <= L / 2) return rows_of(RowPackets<T, kPackets, true>());
+    }
+    rows_of(RowPackets<T, kPackets, false>());
   });
 }
 
@@ -215,8 +277,8 @@ template <typename T>
 void FusedSoftmaxScores(int rows, int keys, int depth, T scale, const T* q, int64_t ldq, const T* k,
                         int64_t ldk, T* probs, int64_t ldp) {
   ForEachScoreTile(rows, keys, depth, k, ldk,
-                   [&](auto height, auto packets, int row, const T* kt, int64_t ldkt, int lanes) {
-                     SoftmaxTile<T, decltype(height)::value, decltype(packets)::value>(
+                   [&](auto height, auto row_type, int row, const T* kt, int64_t ldkt, int lanes) {
+                     SoftmaxTile<T, decltype(height)::value, decltype(row_type)>(
                          depth, scale, q + row * ldq, ldq, kt, ldkt, lanes, probs + row * ldp, ldp);
                    });
 }
@@ -226,8 +288,8 @@ void FusedSoftmaxScoresBackward(int rows, int keys, int depth, const T* g, int64
                                 int64_t ldv, const T* probs, int64_t ldp, T* grad_scores,
                                 int64_t lds) {
   ForEachScoreTile(rows, keys, depth, v, ldv,
-                   [&](auto height, auto packets, int row, const T* vt, int64_t ldvt, int lanes) {
-                     SoftmaxBackwardTile<T, decltype(height)::value, decltype(packets)::value>(
+                   [&](auto height, auto row_type, int row, const T* vt, int64_t ldvt, int lanes) {
+                     SoftmaxBackwardTile<T, decltype(height)::value, decltype(row_type)>(
                          depth, g + row * ldg, ldg, vt, ldvt, lanes, probs + row * ldp, ldp,
                          grad_scores + row * lds, lds);
                    });

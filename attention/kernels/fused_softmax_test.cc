@@ -74,7 +74,8 @@ TYPED_TEST(FusedSoftmaxTest, ForwardAndBackwardMatchDirectLoops) {
   constexpr int L = kPacketSize<T>;
   std::mt19937 rng(7);
   const T sentinel = T(12345);
-  for (int keys : {1, 2, L - 1, L, L + 1, 2 * L + 3, 3 * L, 3 * L + 2, 4 * L - 1, 4 * L}) {
+  for (int keys : {1, 2, L / 2, L / 2 + 1, L - 1, L, L + 1, 2 * L + 3, 3 * L, 3 * L + 2,
+                   3 * L + L / 2, 4 * L - 1, 4 * L}) {
     for (int rows : {1, 2, 5, 7, 13, 50}) {
       for (int depth : {1, 3, 16, 17, 40}) {
         SCOPED_TRACE(testing::Message()

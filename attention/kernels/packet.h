@@ -16,37 +16,53 @@ using Packet = typename Eigen::internal::packet_traits<T>::type;
 template <typename T>
 constexpr int kPacketSize = Eigen::internal::packet_traits<T>::size;
 
-// The last count (< lanes) entries of a row as a full packet, the other lanes `fill`: one masked
-// load with AVX-512 (a packet assembled in memory from scalars would stall its load on store
-// forwarding), through a buffer otherwise.
+// Half of it (AVX-512: 8 floats or 4 doubles in a 256-bit register).
 template <typename T>
-Packet<T> LoadTail(const T* x, int count, T fill) {
+using HalfPacket = typename Eigen::internal::unpacket_traits<Packet<T>>::half;
+
+// The last count (< lanes) entries of a row as a packet P (a full one by default), the other
+// lanes `fill`: one masked load with AVX-512 (a packet assembled in memory from scalars would
+// stall its load on store forwarding), through a buffer otherwise.
+template <typename T, typename P = Packet<T>>
+P LoadTail(const T* x, int count, T fill) {
 #ifdef EIGEN_VECTORIZE_AVX512
-  if constexpr (std::is_same_v<T, float> && kPacketSize<T> == 16) {
+  if constexpr (std::is_same_v<P, Eigen::internal::Packet16f>) {
     return _mm512_mask_loadu_ps(_mm512_set1_ps(fill), __mmask16((1u << count) - 1), x);
-  } else if constexpr (std::is_same_v<T, double> && kPacketSize<T> == 8) {
+  } else if constexpr (std::is_same_v<P, Eigen::internal::Packet8d>) {
     return _mm512_mask_loadu_pd(_mm512_set1_pd(fill), __mmask8((1u << count) - 1), x);
+  } else if constexpr (std::is_same_v<P, Eigen::internal::Packet8f>) {
+    return _mm256_mask_loadu_ps(_mm256_set1_ps(fill), __mmask8((1u << count) - 1), x);
+  } else if constexpr (std::is_same_v<P, Eigen::internal::Packet4d>) {
+    return _mm256_mask_loadu_pd(_mm256_set1_pd(fill), __mmask8((1u << count) - 1), x);
   }
 #endif
-  alignas(64) T values[kPacketSize<T>];
-  std::fill(values, values + kPacketSize<T>, fill);
+  constexpr int kLanes = Eigen::internal::unpacket_traits<P>::size;
+  alignas(64) T values[kLanes];
+  std::fill(values, values + kLanes, fill);
   std::copy(x, x + count, values);
-  return Eigen::internal::pload<Packet<T>>(values);
+  return Eigen::internal::pload<P>(values);
 }
 
 // Stores the first count (< lanes) lanes of v at y.
-template <typename T>
-void StoreTail(T* y, const Packet<T>& v, int count) {
+template <typename T, typename P>
+void StoreTail(T* y, const P& v, int count) {
 #ifdef EIGEN_VECTORIZE_AVX512
-  if constexpr (std::is_same_v<T, float> && kPacketSize<T> == 16) {
+  if constexpr (std::is_same_v<P, Eigen::internal::Packet16f>) {
     _mm512_mask_storeu_ps(y, __mmask16((1u << count) - 1), v);
     return;
-  } else if constexpr (std::is_same_v<T, double> && kPacketSize<T> == 8) {
+  } else if constexpr (std::is_same_v<P, Eigen::internal::Packet8d>) {
     _mm512_mask_storeu_pd(y, __mmask8((1u << count) - 1), v);
+    return;
+  } else if constexpr (std::is_same_v<P, Eigen::internal::Packet8f>) {
+    _mm256_mask_storeu_ps(y, __mmask8((1u << count) - 1), v);
+    return;
+  } else if constexpr (std::is_same_v<P, Eigen::internal::Packet4d>) {
+    _mm256_mask_storeu_pd(y, __mmask8((1u << count) - 1), v);
     return;
   }
 #endif
-  alignas(64) T values[kPacketSize<T>];
+  constexpr int kLanes = Eigen::internal::unpacket_traits<P>::size;
+  alignas(64) T values[kLanes];
   Eigen::internal::pstore(values, v);
   std::copy(values, values + count, y);
 }

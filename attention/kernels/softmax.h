@@ -25,36 +25,42 @@ constexpr bool ContiguousRows() {
          D::InnerStrideAtCompileTime == 1;
 }
 
-// exp(x), exactly 0 for x = -infinity, NaN for NaN. Float with AVX-512: Eigen's pexp
-// (x = n ln 2 + r in two FMAs, Cephes' polynomial for exp(r)) with vscalefps for the 2^n, in
-// about half of pexp's instructions (it builds 2^n from integer shifts); the softmax's
-// exponentials are most of its arithmetic. Elsewhere Eigen's pexp, which clamps -infinity to a
-// finite input.
-template <typename T>
-EIGEN_ALWAYS_INLINE Packet<T> Exp(const Packet<T>& x) {
+#ifdef EIGEN_VECTORIZE_AVX512
+// y 2^n, n integral: one instruction where exponent arithmetic on integers takes several.
+EIGEN_ALWAYS_INLINE __m512 Scale2(__m512 y, __m512 n) { return _mm512_scalef_ps(y, n); }
+EIGEN_ALWAYS_INLINE __m256 Scale2(__m256 y, __m256 n) { return _mm256_scalef_ps(y, n); }
+#endif
+
+// exp(x), exactly 0 for x = -infinity, NaN for NaN, for a packet P of T (a full one by
+// default, or the half one that fused_softmax.cc uses for a row's last keys). Float with
+// AVX-512: Eigen's pexp (x = n ln 2 + r in two FMAs, Cephes' polynomial for exp(r)) with
+// vscalefps for the 2^n, in about half of pexp's instructions (it builds 2^n from integer
+// shifts); the softmax's exponentials are most of its arithmetic. Elsewhere Eigen's pexp, which
+// clamps -infinity to a finite input.
+template <typename T, typename P = Packet<T>>
+EIGEN_ALWAYS_INLINE P Exp(const P& x) {
   using namespace Eigen::internal;
 #ifdef EIGEN_VECTORIZE_AVX512
-  if constexpr (std::is_same_v<T, float> && kPacketSize<T> == 16) {
+  if constexpr (std::is_same_v<P, Packet16f> || std::is_same_v<P, Packet8f>) {
     // exp(-110) is under half the smallest denormal, so -infinity gives 0; above 88.8 the
-    // result is infinite anyway. min and max return their second operand, x, for a NaN.
-    const __m512 v = _mm512_min_ps(_mm512_set1_ps(88.8f), _mm512_max_ps(_mm512_set1_ps(-110.0f), x));
-    const __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(v, _mm512_set1_ps(1.44269504088896341f)),
-                                          _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693359375f), v);  // ln 2 in two parts
-    r = _mm512_fnmadd_ps(n, _mm512_set1_ps(-2.12194440e-4f), r);
-    const __m512 r2 = _mm512_mul_ps(r, r), r3 = _mm512_mul_ps(r2, r);
-    __m512 y = _mm512_fmadd_ps(_mm512_set1_ps(1.9875691500e-4f), r, _mm512_set1_ps(1.3981999507e-3f));
-    __m512 y1 = _mm512_fmadd_ps(_mm512_set1_ps(4.1665795894e-2f), r, _mm512_set1_ps(1.6666665459e-1f));
-    const __m512 y2 = _mm512_add_ps(r, _mm512_set1_ps(1.0f));
-    y = _mm512_fmadd_ps(y, r, _mm512_set1_ps(8.3334519073e-3f));
-    y1 = _mm512_fmadd_ps(y1, r, _mm512_set1_ps(5.0000001201e-1f));
-    y = _mm512_fmadd_ps(y, r3, y1);
-    y = _mm512_fmadd_ps(y, r2, y2);
-    return _mm512_scalef_ps(y, n);
+    // result is infinite anyway. Eigen's pmax(x, c) and pmin(x, c) return x for a NaN x.
+    const P v = pmin(pmax(x, pset1<P>(-110.0f)), pset1<P>(88.8f));
+    const P n = print(pmul(v, pset1<P>(1.44269504088896341f)));
+    P r = pmadd(n, pset1<P>(-0.693359375f), v);  // ln 2 in two parts
+    r = pmadd(n, pset1<P>(2.12194440e-4f), r);
+    const P r2 = pmul(r, r), r3 = pmul(r2, r);
+    P y = pmadd(pset1<P>(1.9875691500e-4f), r, pset1<P>(1.3981999507e-3f));
+    P y1 = pmadd(pset1<P>(4.1665795894e-2f), r, pset1<P>(1.6666665459e-1f));
+    const P y2 = padd(r, pset1<P>(1.0f));
+    y = pmadd(y, r, pset1<P>(8.3334519073e-3f));
+    y1 = pmadd(y1, r, pset1<P>(5.0000001201e-1f));
+    y = pmadd(y, r3, y1);
+    y = pmadd(y, r2, y2);
+    return Scale2(y, n);
   }
 #endif
-  const Packet<T> minus_inf = pset1<Packet<T>>(-std::numeric_limits<T>::infinity());
-  return pselect(pcmp_eq(x, minus_inf), pset1<Packet<T>>(T(0)), pexp(x));
+  const P minus_inf = pset1<P>(-std::numeric_limits<T>::infinity());
+  return pselect(pcmp_eq(x, minus_inf), pset1<P>(T(0)), pexp(x));
 }
 
 // The max of a row and the sum of exp(x - max) over it: its softmax's normalizer.
