@@ -61,6 +61,7 @@ void PrincipalAttentionPursuit(ConstHeadBlock<T> k, ConstHeadBlock<T> v, int ite
   trace->mu = n * embed_width / (4 * std::max(trace->key_l1, std::numeric_limits<T>::min()));
   const T mu = trace->mu;
   const T threshold = threshold_over_mu ? lambda / mu : lambda * mu;
+  const T inv_mu = 1 / mu;  // a multiplication per entry, not a division
   trace->y_before.resize(iterations);
   trace->s.resize(iterations);
   trace->a.resize(iterations - 1);
@@ -73,10 +74,10 @@ void PrincipalAttentionPursuit(ConstHeadBlock<T> k, ConstHeadBlock<T> v, int ite
       s = k;
     } else {  // Y_{t-1} = Y_{t-2} + mu (K - L_{t-1} - S_{t-1})
       y = trace->y_before[t - 1] + mu * (k - trace->l[t - 1] - trace->s[t - 1]);
-      s = k - trace->l[t - 1] + y / mu;
+      s = k - trace->l[t - 1] + y * inv_mu;
     }
     SoftThreshold(s.data(), s.size(), threshold, s.data());
-    trace->k2 = k - s - y / mu;
+    trace->k2 = k - s - y * inv_mu;
     if (t == iterations - 1) {
       SymmetricAttention(trace->k2, v, scale, a, h);
     } else {
@@ -94,7 +95,7 @@ void PrincipalAttentionPursuitBackward(ConstHeadBlock<T> k, ConstHeadBlock<T> v,
                                        ConstHeadBlock<T> grad_h, PapScratch<T>* scratch,
                                        HeadBlock<T> grad_k, HeadBlock<T> grad_v) {
   const int iterations = static_cast<int>(trace.s.size());
-  const T mu = trace.mu;
+  const T mu = trace.mu, inv_mu = 1 / mu;
   // dL_t, dY_t, and the other adjoints of one iteration.
   Matrix<T>& dk = scratch->dk;
   Matrix<T>& dl = scratch->dl;
@@ -116,7 +117,7 @@ void PrincipalAttentionPursuitBackward(ConstHeadBlock<T> k, ConstHeadBlock<T> v,
     // adjoint below is written once, its terms summed in one pass.
     if (!last) dl -= mu * dy;
     // L_t = softmax(c K2 K2^T) V, K2 = K - S_t - Y_{t-1} / mu
-    k2 = k - s - y_before / mu;
+    k2 = k - s - y_before * inv_mu;
     dk2.setZero(k.rows(), k.cols());
     SymmetricAttentionBackward(k2, v, scale, last ? a : ConstHeadBlock<T>(trace.a[t]), dl, dk2,
                                grad_v, &scratch->grad_scores, /*accumulate=*/true);
@@ -129,7 +130,7 @@ void PrincipalAttentionPursuitBackward(ConstHeadBlock<T> k, ConstHeadBlock<T> v,
     dmu += (dk2 - dr).cwiseProduct(y_before).sum() / (mu * mu) +
            dthreshold * (threshold_over_mu ? -lambda / (mu * mu) : lambda);
     if (!last) dmu += dy.cwiseProduct(k - trace.l[t] - s).sum();
-    dy_before = dy + (dr - dk2) / mu;
+    dy_before = dy + (dr - dk2) * inv_mu;
     dl = -dr;  // dL_{t-1}
     dy.swap(dy_before);
   }
