@@ -1,5 +1,6 @@
 #include "solvers/adam.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "attention/base/status_macros.h"
@@ -26,20 +27,30 @@ void AdamOptimizer<T>::Apply(const std::vector<Parameter<T>*>& params, T lr) {
   ++t_;
   const T correction1 = 1 - std::pow(beta1_, static_cast<T>(t_));
   const T correction2 = 1 - std::pow(beta2_, static_cast<T>(t_));
+  // Block by block, every pass over a block while it is in L1: one pass over memory (an LM's
+  // 4M-entry matrices), not four.
+  constexpr Eigen::Index kBlock = 1024;
   for (size_t i = 0; i < params.size(); ++i) {
     Parameter<T>& p = *params[i];
     if (p.frozen) continue;
-    if (weight_decay_ != 0) {
-      if (decoupled_) {
-        p.value *= 1 - lr * weight_decay_;
-      } else {
-        p.grad += weight_decay_ * p.value;
+    const Eigen::Index size = p.value.size();
+    for (Eigen::Index start = 0; start < size; start += kBlock) {
+      const Eigen::Index n = std::min(kBlock, size - start);
+      auto value = Eigen::Map<Vector<T>>(p.value.data() + start, n).array();
+      auto grad = Eigen::Map<Vector<T>>(p.grad.data() + start, n).array();
+      auto m = Eigen::Map<Vector<T>>(m_[i].data() + start, n).array();
+      auto v = Eigen::Map<Vector<T>>(v_[i].data() + start, n).array();
+      if (weight_decay_ != 0) {
+        if (decoupled_) {
+          value *= 1 - lr * weight_decay_;
+        } else {
+          grad += weight_decay_ * value;
+        }
       }
+      m = beta1_ * m + (1 - beta1_) * grad;
+      v = beta2_ * v + (1 - beta2_) * grad.square();
+      value -= (lr / correction1) * m / ((v / correction2).sqrt() + eps_);
     }
-    m_[i] = beta1_ * m_[i] + (1 - beta1_) * p.grad;
-    v_[i] = beta2_ * v_[i] + (1 - beta2_) * p.grad.cwiseAbs2();
-    p.value.array() -= (lr / correction1) * m_[i].array() /
-                       ((v_[i].array() / correction2).sqrt() + eps_);
   }
 }
 
