@@ -118,29 +118,27 @@ struct RowPackets {
     }
   }
   EIGEN_ALWAYS_INLINE T Max() const {
-    using namespace Eigen::internal;
     return Reduce([](auto a, auto b) { return pmax(a, b); },
                   [](const auto& x) { return predux_max(x); });
   }
   EIGEN_ALWAYS_INLINE T Sum() const {
-    using namespace Eigen::internal;
     return Reduce([](auto a, auto b) { return padd(a, b); },
                   [](const auto& x) { return predux(x); });
   }
   // Loads a row of keys, of which the last packet holds last_lanes; its other lanes `fill`.
   EIGEN_ALWAYS_INLINE void Load(const T* x, int last_lanes, T fill) {
-    for (int p = 0; p + 1 < kPackets; ++p) first[p] = Eigen::internal::ploadu<P>(x + p * kPacketSize<T>);
+    for (int p = 0; p + 1 < kPackets; ++p) first[p] = ploadu<P>(x + p * kPacketSize<T>);
     const T* tail = x + (kPackets - 1) * kPacketSize<T>;
     last = last_lanes < kLastLanes ? LoadTail<T, Last>(tail, last_lanes, fill)
-                                   : Eigen::internal::ploadu<Last>(tail);
+                                   : ploadu<Last>(tail);
   }
   EIGEN_ALWAYS_INLINE void Store(int last_lanes, T* y) const {
-    for (int p = 0; p + 1 < kPackets; ++p) Eigen::internal::pstoreu(y + p * kPacketSize<T>, first[p]);
+    for (int p = 0; p + 1 < kPackets; ++p) pstoreu(y + p * kPacketSize<T>, first[p]);
     T* tail = y + (kPackets - 1) * kPacketSize<T>;
     if (last_lanes < kLastLanes) {
       StoreTail(tail, last, last_lanes);
     } else {
-      Eigen::internal::pstoreu(tail, last);
+      pstoreu(tail, last);
     }
   }
 };
@@ -154,7 +152,9 @@ EIGEN_ALWAYS_INLINE void TileProduct(int depth, const T* a, int64_t lda, const T
   }
   for (int i = 0; i < depth; ++i) {
     Row b;
-    b.ForEach([&](auto& x, int key) { x = ploadu<std::decay_t<decltype(x)>>(kt + i * ldkt + key); });
+    b.ForEach([&](auto& x, int key) {
+      x = ploadu<std::decay_t<decltype(x)>>(kt + i * ldkt + key);
+    });
     for (int r = 0; r < kRows; ++r) {
       const T value = a[r * lda + i];
       acc[r].ForEachWith(b, [&](auto& x, const auto& y) {

@@ -17,22 +17,22 @@ namespace attnlab {
 
 namespace parallel_product_internal {
 
+// Output blocks: kColumns wide where the output has two or more of them, else kRows high.
+constexpr int kColumns = 128, kRows = 256;
+constexpr bool ColumnBlocks(int cols) { return cols >= 2 * kColumns; }
+constexpr bool OneBlock(int rows, int cols) { return !ColumnBlocks(cols) && rows <= kRows; }
+
 // out (+)= lhs * rhs, plus `bias` (out.cols() entries, or null) in every row, plus `addend`
 // (null, or out's shape with row stride ld_addend; not with accumulate).
-// Output blocks: kBlockColumns wide where the output has two or more of them, else
-// kBlockRows high.
-constexpr int kBlockColumns = 128, kBlockRows = 256;
-
 template <typename L, typename R, typename O, typename T>
 void Blocks(ExecContext& ctx, const L& lhs, const R& rhs, O& out, bool accumulate, const T* bias,
             const T* addend = nullptr, int64_t ld_addend = 0) {
-  constexpr int kColumns = kBlockColumns, kRows = kBlockRows;
   const int cols = static_cast<int>(rhs.cols()), rows = static_cast<int>(lhs.rows());
   if constexpr (product_internal::CopiedRhs<R>()) {
     // A transposed weight matrix is copied row-major once here, not once per block.
     using Buffer = product_internal::ThreadBuffer<T, 1>;
     Buffer& buffer = Buffer::Get();
-    if (rows > kRows && cols < 2 * kColumns && rhs.size() <= product_internal::kMaxCopiedRhs &&
+    if (rows > kRows && !ColumnBlocks(cols) && rhs.size() <= product_internal::kMaxCopiedRhs &&
         !buffer.in_use) {
       const auto copy = product_internal::PaddedCopy(rhs, buffer.values);
       buffer.in_use = true;
@@ -48,7 +48,7 @@ void Blocks(ExecContext& ctx, const L& lhs, const R& rhs, O& out, bool accumulat
             bias == nullptr ? nullptr : bias + col,
             addend == nullptr ? nullptr : addend + row * ld_addend + col, ld_addend);
   };
-  if (cols >= 2 * kColumns) {
+  if (ColumnBlocks(cols)) {
     const int blocks = (cols + kColumns - 1) / kColumns;
     ParallelFor(ctx, blocks, [&](int begin, int end) {
       for (int block = begin; block < end; ++block) {
@@ -108,8 +108,6 @@ void TokenProducts(ExecContext& ctx, const A& a, const B& b, O&& out,
                    Matrix<typename std::decay_t<O>::Scalar>* a_sums,
                    Matrix<typename std::decay_t<O>::Scalar>* b_sums) {
   using T = typename std::decay_t<O>::Scalar;
-  using parallel_product_internal::kBlockColumns;
-  using parallel_product_internal::kBlockRows;
   constexpr int kChunkTokens = 256, kGroupTokens = 2 * kChunkTokens;
   const int tokens = static_cast<int>(a.rows());
   eigen_assert(b.rows() == tokens);
@@ -132,7 +130,7 @@ void TokenProducts(ExecContext& ctx, const A& a, const B& b, O&& out,
   T* const a_sum = a_sums == nullptr ? nullptr : a_sums->data();
   T* const b_sum = b_sums == nullptr ? nullptr : b_sums->data();
   const int groups = (tokens + kGroupTokens - 1) / kGroupTokens;
-  if (groups <= 1 || out.rows() > kBlockRows || out.cols() >= 2 * kBlockColumns) {
+  if (groups <= 1 || !parallel_product_internal::OneBlock(out.rows(), out.cols())) {
     group(0, tokens, out, a_sum, b_sum);
     return;
   }
@@ -163,10 +161,9 @@ void TokenProducts(ExecContext& ctx, const A& a, const B& b, O&& out,
   for (int g = 1; g < groups; ++g) {
     const T* partial = partials.data() + (g - 1) * stride;
     out += Eigen::Map<const Matrix<T>>(partial, out.rows(), out.cols());
-    if (a_sums != nullptr) *a_sums += Eigen::Map<const Matrix<T>>(partial + out.size(), 1, a.cols());
-    if (b_sums != nullptr) {
-      *b_sums += Eigen::Map<const Matrix<T>>(partial + out.size() + a.cols(), 1, b.cols());
-    }
+    const T* sums = partial + out.size();
+    if (a_sums != nullptr) *a_sums += Eigen::Map<const Matrix<T>>(sums, 1, a.cols());
+    if (b_sums != nullptr) *b_sums += Eigen::Map<const Matrix<T>>(sums + a.cols(), 1, b.cols());
   }
   if (!own_buffer) buffer.in_use = false;
 }

@@ -83,7 +83,8 @@ T LmCrossEntropy<T>::Compute(const Tensor<T>& prediction, const Tensor<T>& targe
     const int vocab = config_.vocab_size(), dim = static_cast<int>(w_.value.rows());
     w_transposed_.resize(vocab, dim);
     ParallelFor(ctx, vocab, [&](int begin, int end) {
-      w_transposed_.middleRows(begin, end - begin) = w_.value.middleCols(begin, end - begin).transpose();
+      w_transposed_.middleRows(begin, end - begin) =
+          w_.value.middleCols(begin, end - begin).transpose();
     }, GrainFor(dim));
     w_.grad.setZero();
     if (config_.bias()) b_.grad.setZero();
