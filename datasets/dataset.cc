@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "attention/base/field_error.h"
+#include "attention/kernels/parallel.h"
 #include "datasets/image_classification.h"
 #include "datasets/sparse_selection.h"
 #include "datasets/token_sequences.h"
@@ -13,7 +14,7 @@
 namespace attnlab {
 
 template <typename T>
-void Dataset<T>::Next(int batch_size, std::mt19937_64& rng, Batch<T>* out) const {
+void Dataset<T>::Next(int batch_size, ExecContext& ctx, Batch<T>* out) const {
   const Batch<T>& all = *train();
   const int n = all.inputs.batch();
   batch_size = std::min(batch_size, n);
@@ -22,15 +23,17 @@ void Dataset<T>::Next(int batch_size, std::mt19937_64& rng, Batch<T>* out) const
   std::iota(order.begin(), order.end(), 0);
   for (int i = 0; i < batch_size; ++i) {
     std::uniform_int_distribution<int> pick(i, n - 1);
-    std::swap(order[i], order[pick(rng)]);
+    std::swap(order[i], order[pick(ctx.rng())]);
   }
   const Shape in = all.inputs.shape(), target = all.targets.shape();
   out->inputs.Resize({batch_size, in.rows, in.cols});
   out->targets.Resize({batch_size, target.rows, target.cols});
-  for (int i = 0; i < batch_size; ++i) {
-    out->inputs.sample(i) = all.inputs.sample(order[i]);
-    out->targets.sample(i) = all.targets.sample(order[i]);
-  }
+  ParallelFor(ctx, batch_size, [&](int begin, int end) {
+    for (int i = begin; i < end; ++i) {
+      out->inputs.sample(i) = all.inputs.sample(order[i]);
+      out->targets.sample(i) = all.targets.sample(order[i]);
+    }
+  }, GrainFor(in.rows * in.cols));
 }
 
 template <typename T>

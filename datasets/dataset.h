@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "attention/exec_context.h"
 #include "attention/tensor.h"
 #include "datasets/dataset.pb.h"
 
@@ -38,9 +39,10 @@ class Dataset {
   // Fixed sets return their training split; streams have none and return null.
   virtual const Batch<T>* train() const = 0;
 
-  // A batch of `batch_size` samples: fresh draws from `rng` for a stream; for a fixed set a
-  // uniformly random subset without replacement.
-  virtual void Next(int batch_size, std::mt19937_64& rng, Batch<T>* out) const;
+  // A batch of `batch_size` samples: fresh draws from ctx.rng() for a stream; for a fixed set a
+  // uniformly random subset without replacement. Samples are drawn or copied on ctx's threads;
+  // the batch does not depend on their number.
+  virtual void Next(int batch_size, ExecContext& ctx, Batch<T>* out) const;
 
   // Held-out sets, fixed before training (possibly of other sequence lengths).
   virtual const std::vector<NamedBatch<T>>& validation() const { return no_validation_; }

@@ -5,6 +5,7 @@
 #include "attention/base/field_error.h"
 #include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
+#include "tbb/task_arena.h"
 
 namespace attnlab {
 namespace {
@@ -87,9 +88,9 @@ TEST(PlantedTokensTest, BadGroupsNameTheField) {
 
 TEST(DatasetTest, MinibatchesAreSubsetsWithoutReplacement) {
   auto dataset = CreateDataset<double>(Parse(kPlanted));
-  std::mt19937_64 rng(3);
+  ExecContext ctx(3);
   Batch<double> batch;
-  (*dataset)->Next(50, rng, &batch);
+  (*dataset)->Next(50, ctx, &batch);
   EXPECT_EQ(batch.inputs.shape(), (Shape{50, 7, 3}));
   std::set<double> firsts;  // a noisy coordinate identifies the sample
   for (int i = 0; i < 50; ++i) firsts.insert(batch.inputs.sample(i)(0, 0));
@@ -112,9 +113,9 @@ TEST(SparseSelectionTest, BatchesMarkYAndAverageIt) {
   auto dataset = CreateDataset<double>(Parse(kSts));
   ASSERT_TRUE(dataset.ok()) << dataset.status();
   EXPECT_EQ((*dataset)->train(), nullptr);  // a stream
-  std::mt19937_64 rng(1);
+  ExecContext ctx(1);
   Batch<double> batch;
-  (*dataset)->Next(64, rng, &batch);
+  (*dataset)->Next(64, ctx, &batch);
   EXPECT_EQ(batch.inputs.shape(), (Shape{64, 50, 6}));
   EXPECT_EQ(batch.targets.shape(), (Shape{64, 1, 5}));
   double sum = 0, sum_sq = 0;
@@ -137,16 +138,33 @@ TEST(SparseSelectionTest, BatchesMarkYAndAverageIt) {
 TEST(SparseSelectionTest, FreshBatchesAndFixedValidationSets) {
   auto a = CreateDataset<float>(Parse(kSts));
   auto b = CreateDataset<float>(Parse(kSts));
-  std::mt19937_64 rng(1);
+  ExecContext ctx(1);
   Batch<float> first, second;
-  (*a)->Next(8, rng, &first);
-  (*a)->Next(8, rng, &second);
+  (*a)->Next(8, ctx, &first);
+  (*a)->Next(8, ctx, &second);
   EXPECT_NE(first.inputs.flat(), second.inputs.flat());
   const auto& validation = (*a)->validation();
   ASSERT_EQ(validation.size(), 2u);
   EXPECT_EQ(validation[1].name, "T100");
   EXPECT_EQ(validation[1].batch.inputs.shape(), (Shape{16, 100, 6}));
   EXPECT_EQ(validation[0].batch.inputs.flat(), (*b)->validation()[0].batch.inputs.flat());
+}
+
+// Samples are drawn (a stream) or copied (a fixed set) on the context's threads: two threads
+// must give the batch one gives.
+TEST(DatasetTest, ThreadsGiveTheSameBatch) {
+  for (const char* text : {kSts, kPlanted}) {
+    auto dataset = CreateDataset<float>(Parse(text));
+    ASSERT_TRUE(dataset.ok()) << dataset.status();
+    Batch<float> batches[2];
+    for (int threads = 1; threads <= 2; ++threads) {
+      ExecContext ctx(5, threads);
+      tbb::task_arena arena(threads);
+      arena.execute([&] { (*dataset)->Next(200, ctx, &batches[threads - 1]); });
+    }
+    EXPECT_EQ(batches[0].inputs.flat(), batches[1].inputs.flat()) << text;
+    EXPECT_EQ(batches[0].targets.flat(), batches[1].targets.flat()) << text;
+  }
 }
 
 TEST(SparseSelectionTest, BadSpecsNameTheField) {

@@ -124,10 +124,12 @@ Batch<T> ImageClassification<T>::Normalize(const LabeledImages& images) const {
 }
 
 template <typename T>
-void ImageClassification<T>::Next(int batch_size, std::mt19937_64& rng, Batch<T>* out) const {
-  Dataset<T>::Next(batch_size, rng, out);
+void ImageClassification<T>::Next(int batch_size, ExecContext& ctx, Batch<T>* out) const {
+  Dataset<T>::Next(batch_size, ctx, out);
   if (spec_.crop_padding() == 0 && !spec_.flip()) return;
-  for (int b = 0; b < out->inputs.batch(); ++b) CropAndFlip(rng, out->inputs.sample(b).data());
+  for (int b = 0; b < out->inputs.batch(); ++b) {
+    CropAndFlip(ctx.rng(), out->inputs.sample(b).data());
+  }
 }
 
 template <typename T>

@@ -26,7 +26,7 @@ class ImageClassification : public Dataset<T> {
   const Batch<T>* train() const override { return &train_; }
   const std::vector<NamedBatch<T>>& validation() const override { return validation_; }
   // A random subset of the training split, cropped and flipped as the spec asks.
-  void Next(int batch_size, std::mt19937_64& rng, Batch<T>* out) const override;
+  void Next(int batch_size, ExecContext& ctx, Batch<T>* out) const override;
 
   const std::vector<double>& mean() const { return mean_; }
   const std::vector<double>& std() const { return std_; }

@@ -146,11 +146,11 @@ TEST(ImageClassificationTest, CropPadsWithBlackAndFlipMirrors) {
                             TempPath("one_label.idx") + "\" } mean: 0 std: 1 ";
   auto flipped = ImageClassification<double>::Create(ParseImages("format: IDX flip: true " + files), "");
   ASSERT_TRUE(flipped.ok()) << flipped.status();
-  std::mt19937_64 rng(1);
+  ExecContext ctx(1);
   int mirrored = 0;
   for (int draw = 0; draw < 40; ++draw) {
     Batch<double> batch;
-    (*flipped)->Next(1, rng, &batch);
+    (*flipped)->Next(1, ctx, &batch);
     const double first = batch.inputs.data()[0] * 255;
     EXPECT_TRUE(std::abs(first - 0) < 1e-9 || std::abs(first - 20) < 1e-9) << first;
     if (std::abs(first - 20) < 1e-9) {
@@ -167,7 +167,7 @@ TEST(ImageClassificationTest, CropPadsWithBlackAndFlipMirrors) {
   int shifted = 0;
   for (int draw = 0; draw < 40; ++draw) {
     Batch<double> batch;
-    (*cropped)->Next(1, rng, &batch);
+    (*cropped)->Next(1, ctx, &batch);
     const auto image = batch.inputs.sample(0);
     // Every value is an original pixel or black padding; the image's sum changes when shifted.
     if (std::abs(image.sum() * 255 - 150) > 1e-9) ++shifted;

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "attention/base/field_error.h"
 #include "attention/kernels/gaussian.h"
+#include "attention/kernels/parallel.h"
 
 namespace attnlab {
 
@@ -22,6 +23,7 @@ absl::StatusOr<std::unique_ptr<Dataset<T>>> SparseSelectionStream<T>::Create(
     return FieldError("validation_size", "validation_seq_len needs validation_size > 0");
   }
   std::unique_ptr<SparseSelectionStream<T>> stream(new SparseSelectionStream<T>(spec));
+  ExecContext one_thread(seed);
   for (int k = 0; k < spec.validation_seq_len_size(); ++k) {
     const int len = spec.validation_seq_len(k);
     if (len < spec.q()) {
@@ -34,43 +36,45 @@ absl::StatusOr<std::unique_ptr<Dataset<T>>> SparseSelectionStream<T>::Create(
         return FieldError("validation_seq_len", absl::StrCat("length ", len, " is listed twice"));
       }
     }
-    stream->Draw(spec.validation_size(), len, StreamSeed(seed, k), &set.batch);
+    stream->Draw(spec.validation_size(), len, StreamSeed(seed, k), one_thread, &set.batch);
     stream->validation_.push_back(std::move(set));
   }
   return std::unique_ptr<Dataset<T>>(std::move(stream));
 }
 
 template <typename T>
-void SparseSelectionStream<T>::Draw(int batch_size, int seq_len, uint64_t seed,
+void SparseSelectionStream<T>::Draw(int batch_size, int seq_len, uint64_t seed, ExecContext& ctx,
                                     Batch<T>* out) const {
   const int d = spec_.dim(), q = spec_.q();
   out->inputs.Resize({batch_size, seq_len, d + 1});
   out->targets.Resize({batch_size, 1, d});
-  std::vector<int> positions(seq_len);
-  Matrix<T> tokens(seq_len, d);
-  for (int b = 0; b < batch_size; ++b) {
-    uint64_t state = StreamSeed(seed, b);
-    GaussianStream(SplitMix64(state)).Fill(tokens.data(), tokens.size());
-    auto sample = out->inputs.sample(b);
-    sample.leftCols(d) = tokens;
-    sample.col(d).setZero();
-    // y: the first q entries of a partial Fisher-Yates shuffle.
-    std::iota(positions.begin(), positions.end(), 0);
-    auto target = out->targets.sample(b);
-    target.setZero();
-    for (int i = 0; i < q; ++i) {
-      const int j = i + static_cast<int>(SplitMix64(state) % static_cast<uint64_t>(seq_len - i));
-      std::swap(positions[i], positions[j]);
-      sample(positions[i], d) = 1;
-      target += tokens.row(positions[i]);
+  ParallelFor(ctx, batch_size, [&](int begin, int end) {
+    std::vector<int> positions(seq_len);
+    Matrix<T> tokens(seq_len, d);
+    for (int b = begin; b < end; ++b) {
+      uint64_t state = StreamSeed(seed, b);
+      GaussianStream(SplitMix64(state)).Fill(tokens.data(), tokens.size());
+      auto sample = out->inputs.sample(b);
+      sample.leftCols(d) = tokens;
+      sample.col(d).setZero();
+      // y: the first q entries of a partial Fisher-Yates shuffle.
+      std::iota(positions.begin(), positions.end(), 0);
+      auto target = out->targets.sample(b);
+      target.setZero();
+      for (int i = 0; i < q; ++i) {
+        const int j = i + static_cast<int>(SplitMix64(state) % static_cast<uint64_t>(seq_len - i));
+        std::swap(positions[i], positions[j]);
+        sample(positions[i], d) = 1;
+        target += tokens.row(positions[i]);
+      }
+      target /= static_cast<T>(q);
     }
-    target /= static_cast<T>(q);
-  }
+  }, GrainFor(int64_t{seq_len} * (d + 1)));
 }
 
 template <typename T>
-void SparseSelectionStream<T>::Next(int batch_size, std::mt19937_64& rng, Batch<T>* out) const {
-  Draw(batch_size, spec_.seq_len(), rng(), out);
+void SparseSelectionStream<T>::Next(int batch_size, ExecContext& ctx, Batch<T>* out) const {
+  Draw(batch_size, spec_.seq_len(), ctx.rng()(), ctx, out);
 }
 
 template class SparseSelectionStream<float>;

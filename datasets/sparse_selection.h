@@ -23,12 +23,13 @@ class SparseSelectionStream : public Dataset<T> {
   Shape input_shape() const override { return {1, spec_.seq_len(), spec_.dim() + 1}; }
   Shape target_shape() const override { return {1, 1, spec_.dim()}; }
   const Batch<T>* train() const override { return nullptr; }
-  void Next(int batch_size, std::mt19937_64& rng, Batch<T>* out) const override;
+  void Next(int batch_size, ExecContext& ctx, Batch<T>* out) const override;
   const std::vector<NamedBatch<T>>& validation() const override { return validation_; }
   int marked_column() const override { return spec_.dim(); }  // after the d token entries
 
-  // `batch_size` samples of length `seq_len`, sample i drawn from StreamSeed(seed, i).
-  void Draw(int batch_size, int seq_len, uint64_t seed, Batch<T>* out) const;
+  // `batch_size` samples of length `seq_len`, sample i drawn from StreamSeed(seed, i), on
+  // ctx's threads (ctx's own random stream is not used).
+  void Draw(int batch_size, int seq_len, uint64_t seed, ExecContext& ctx, Batch<T>* out) const;
 
  private:
   explicit SparseSelectionStream(const SparseSelection& spec) : spec_(spec) {}

@@ -95,7 +95,7 @@ void BM_LanguageModelStep(benchmark::State& state) {
   for (auto _ : state) {
     arena.execute([&] {
       (*model)->TrainStep(ids, next, ctx);
-      (*optimizer)->Step((*model)->parameters(), step++);
+      (*optimizer)->Step((*model)->parameters(), step++, ctx);
     });
   }
   // The GEMM-bound part: the vocabulary head, 3 products of 4096 x 128 x 33278.

@@ -226,7 +226,7 @@ class TypedTrialRunner : public TrialRunner {
       }
       const Batch<T>* batch = dataset_->train();
       if (training.batch_size() > 0) {
-        dataset_->Next(training.batch_size(), ctx_.rng(), &minibatch);
+        dataset_->Next(training.batch_size(), ctx_, &minibatch);
         batch = &minibatch;
       }
       const bool log = log_steps.count(step) > 0;
@@ -254,7 +254,7 @@ class TypedTrialRunner : public TrialRunner {
       if (log) RETURN_IF_ERROR(EvaluateMetrics(step, /*training_forward=*/false, *batch, &result));
       if (log && snapshot_steps.count(step)) RETURN_IF_ERROR(Snapshot(step, &result));
       if (step == training.steps()) break;
-      optimizer_->Step(model_->parameters(), step);
+      optimizer_->Step(model_->parameters(), step, ctx_);
       if (!checkpoint.empty() &&
           std::chrono::steady_clock::now() - last_checkpoint >= checkpoint_interval) {
         RETURN_IF_ERROR(Save(checkpoint, spec_text, step + 1, result, last_loss));

@@ -17,7 +17,7 @@ AdamOptimizer<T>::AdamOptimizer(const OptimizerSpec& spec, const Adam& config, b
       decoupled_(decoupled) {}
 
 template <typename T>
-void AdamOptimizer<T>::Apply(const std::vector<Parameter<T>*>& params, T lr) {
+void AdamOptimizer<T>::Apply(const std::vector<Parameter<T>*>& params, T lr, ExecContext& ctx) {
   if (m_.empty()) {
     for (const Parameter<T>* p : params) {
       m_.push_back(Matrix<T>::Zero(p->value.rows(), p->value.cols()));
@@ -27,15 +27,10 @@ void AdamOptimizer<T>::Apply(const std::vector<Parameter<T>*>& params, T lr) {
   ++t_;
   const T correction1 = 1 - std::pow(beta1_, static_cast<T>(t_));
   const T correction2 = 1 - std::pow(beta2_, static_cast<T>(t_));
-  // Block by block, every pass over a block while it is in L1: one pass over memory (an LM's
-  // 4M-entry matrices), not four.
-  constexpr Eigen::Index kBlock = 1024;
   for (size_t i = 0; i < params.size(); ++i) {
     Parameter<T>& p = *params[i];
     if (p.frozen) continue;
-    const Eigen::Index size = p.value.size();
-    for (Eigen::Index start = 0; start < size; start += kBlock) {
-      const Eigen::Index n = std::min(kBlock, size - start);
+    this->ForEachBlock(ctx, p.value.size(), [&](Eigen::Index start, Eigen::Index n) {
       auto value = Eigen::Map<Vector<T>>(p.value.data() + start, n).array();
       auto grad = Eigen::Map<Vector<T>>(p.grad.data() + start, n).array();
       auto m = Eigen::Map<Vector<T>>(m_[i].data() + start, n).array();
@@ -50,7 +45,7 @@ void AdamOptimizer<T>::Apply(const std::vector<Parameter<T>*>& params, T lr) {
       m = beta1_ * m + (1 - beta1_) * grad;
       v = beta2_ * v + (1 - beta2_) * grad.square();
       value -= (lr / correction1) * m / ((v / correction2).sqrt() + eps_);
-    }
+    });
   }
 }
 

@@ -17,7 +17,7 @@ class AdamOptimizer : public Optimizer<T> {
   absl::Status RestoreState(const std::vector<Parameter<T>*>& params, StateReader* in) override;
 
  protected:
-  void Apply(const std::vector<Parameter<T>*>& params, T lr) override;
+  void Apply(const std::vector<Parameter<T>*>& params, T lr, ExecContext& ctx) override;
 
  private:
   T beta1_, beta2_, eps_, weight_decay_;

@@ -5,7 +5,8 @@
 namespace attnlab {
 
 template <typename T>
-void NormalizedGdOptimizer<T>::Apply(const std::vector<Parameter<T>*>& params, T lr) {
+void NormalizedGdOptimizer<T>::Apply(const std::vector<Parameter<T>*>& params, T lr,
+                                     ExecContext& /*ctx*/) {
   const T eps = static_cast<T>(config_.eps());
   T global_norm = 0;
   if (config_.normalization() == NormalizedGradientDescent::GLOBAL) {

@@ -17,7 +17,7 @@ class NormalizedGdOptimizer : public Optimizer<T> {
       : Optimizer<T>(spec), config_(config) {}
 
  protected:
-  void Apply(const std::vector<Parameter<T>*>& params, T lr) override;
+  void Apply(const std::vector<Parameter<T>*>& params, T lr, ExecContext& ctx) override;
 
  private:
   NormalizedGradientDescent config_;

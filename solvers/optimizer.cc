@@ -13,8 +13,9 @@
 namespace attnlab {
 
 template <typename T>
-void Optimizer<T>::Step(const std::vector<Parameter<T>*>& params, int64_t step) {
-  Apply(params, static_cast<T>(LearningRate(step)));
+void Optimizer<T>::Step(const std::vector<Parameter<T>*>& params, int64_t step,
+                        ExecContext& ctx) {
+  Apply(params, static_cast<T>(LearningRate(step)), ctx);
 }
 
 template <typename T>

@@ -3,11 +3,14 @@
 #ifndef ATTNLAB_SOLVERS_OPTIMIZER_H_
 #define ATTNLAB_SOLVERS_OPTIMIZER_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "attention/exec_context.h"
+#include "attention/kernels/parallel.h"
 #include "attention/parameter.h"
 #include "attention/base/state_io.h"
 #include "solvers/optimizer.pb.h"
@@ -20,9 +23,10 @@ class Optimizer {
   explicit Optimizer(const OptimizerSpec& spec) : spec_(spec) {}
   virtual ~Optimizer() = default;
 
-  // One update of every parameter that is not frozen, at 0-based step `step`. The parameter list
+  // One update of every parameter that is not frozen, at 0-based step `step`, on ctx's threads
+  // (element-wise updates: the result does not depend on the thread count). The parameter list
   // must be the same (same order) at every call: per-parameter state is kept by position.
-  void Step(const std::vector<Parameter<T>*>& params, int64_t step);
+  void Step(const std::vector<Parameter<T>*>& params, int64_t step, ExecContext& ctx);
 
   // The learning rate the schedule gives at `step`.
   double LearningRate(int64_t step) const;
@@ -36,7 +40,22 @@ class Optimizer {
   }
 
  protected:
-  virtual void Apply(const std::vector<Parameter<T>*>& params, T lr) = 0;
+  virtual void Apply(const std::vector<Parameter<T>*>& params, T lr, ExecContext& ctx) = 0;
+
+  // Calls body(start, n) for consecutive blocks of `size` entries, on ctx's threads. Each
+  // block's updates run while it is in L1: one pass over memory (an LM's 4M-entry matrices),
+  // not one per term of the update.
+  template <typename Body>
+  static void ForEachBlock(ExecContext& ctx, Eigen::Index size, const Body& body) {
+    constexpr int kBlock = 1024;
+    const int blocks = static_cast<int>((size + kBlock - 1) / kBlock);
+    ParallelFor(ctx, blocks, [&](int begin, int end) {
+      for (int block = begin; block < end; ++block) {
+        const Eigen::Index start = Eigen::Index{block} * kBlock;
+        body(start, std::min<Eigen::Index>(kBlock, size - start));
+      }
+    }, GrainFor(kBlock));
+  }
 
   // Per-parameter state matrices (empty before the first step), saved and restored.
   static void SaveMatrices(const std::vector<Matrix<T>>& state, StateWriter* out);

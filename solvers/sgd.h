@@ -19,7 +19,7 @@ class SgdOptimizer : public Optimizer<T> {
   }
 
  protected:
-  void Apply(const std::vector<Parameter<T>*>& params, T lr) override;
+  void Apply(const std::vector<Parameter<T>*>& params, T lr, ExecContext& ctx) override;
 
  private:
   Sgd config_;
