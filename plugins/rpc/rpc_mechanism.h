@@ -23,13 +23,13 @@ struct PapTrace {
   // mu are not kept (the backward recomputes K2; S != 0 exactly where R passed the threshold):
   // a layer's traces outgrow the cache, and the backward reads them back from memory.
   std::vector<Matrix<T>> y_before, s, a, l;
-  Matrix<T> k2;  // the current iteration's, in the forward
 };
 
-// The backward pass's working matrices, one set per thread, reused for every head.
+// Working matrices (the forward's K2, the backward's adjoints), one set per thread, reused for
+// every head: they stay in cache, where a head's own would not.
 template <typename T>
 struct PapScratch {
-  Matrix<T> dk, dl, dy, ds, dy_before, k2, dk2, dr, grad_scores;
+  Matrix<T> dk, dl, dy, k2, dk2, grad_scores;
 };
 
 // Runs PAP (n >= 1 iterations, scores scale K2 K2^T): the last iteration's attention into `a`
@@ -37,7 +37,7 @@ struct PapScratch {
 template <typename T>
 void PrincipalAttentionPursuit(ConstHeadBlock<T> k, ConstHeadBlock<T> v, int iterations, T lambda,
                                bool threshold_over_mu, T embed_width, T scale, PapTrace<T>* trace,
-                               HeadBlock<T> a, HeadBlock<T> h);
+                               PapScratch<T>* scratch, HeadBlock<T> a, HeadBlock<T> h);
 
 // Given dL/dH for H = PAP(K, V), with the forward's trace and last attention `a`, adds dL/dK and
 // dL/dV.
@@ -73,7 +73,7 @@ class RpcMechanism : public Mechanism<T> {
 
   Config config_;
   std::vector<PapTrace<T>> traces_;   // per head of the last Forward
-  PerThread<PapScratch<T>> scratch_;  // the backward's, per thread
+  PerThread<PapScratch<T>> scratch_;
 };
 
 }  // namespace attnlab

@@ -63,10 +63,11 @@ TEST(RpcMechanismTest, PapMatchesADirectTranscription) {
     for (int iterations : {1, 2, 4}) {
       const Mat k = Mat::Random(7, 3), v = Mat::Random(7, 3);
       PapTrace<double> trace;
+      PapScratch<double> scratch;
       Mat a(7, 7), ours(7, 3);
       // lambda 0.05 so that both conventions leave some entries in S.
       PrincipalAttentionPursuit<double>(k, v, iterations, 0.05, over_mu, 8.0, 1 / std::sqrt(3.0),
-                                        &trace, a, ours);
+                                        &trace, &scratch, a, ours);
       const Mat direct = DirectPap(k, v, iterations, 0.05, 8.0, over_mu);
       EXPECT_LT((ours - direct).cwiseAbs().maxCoeff(), 1e-12) << iterations << " " << over_mu;
       EXPECT_GT(trace.s.back().cwiseAbs().maxCoeff(), 0.0);  // the shrinkage did something
@@ -80,18 +81,18 @@ TEST(RpcMechanismTest, PapGradientMatchesFiniteDifferences) {
     Mat k = Mat::Random(6, 3), v = Mat::Random(6, 3);
     const Mat g = Mat::Random(6, 3);
     PapTrace<double> trace;
+    PapScratch<double> scratch;
     const double scale = 1 / std::sqrt(3.0);
     Mat a(6, 6), h(6, 3);
-    PrincipalAttentionPursuit<double>(k, v, 3, 0.05, over_mu, 8.0, scale, &trace, a, h);
+    PrincipalAttentionPursuit<double>(k, v, 3, 0.05, over_mu, 8.0, scale, &trace, &scratch, a, h);
     Mat dk = Mat::Zero(6, 3), dv = Mat::Zero(6, 3);
-    PapScratch<double> scratch;
     PrincipalAttentionPursuitBackward<double>(k, v, 0.05, over_mu, 8.0, scale, trace, a, g,
                                               &scratch, dk, dv);
     auto value = [&] {
       PapTrace<double> other;
       Mat other_a(6, 6), other_h(6, 3);
-      PrincipalAttentionPursuit<double>(k, v, 3, 0.05, over_mu, 8.0, scale, &other, other_a,
-                                        other_h);
+      PrincipalAttentionPursuit<double>(k, v, 3, 0.05, over_mu, 8.0, scale, &other, &scratch,
+                                        other_a, other_h);
       return other_h.cwiseProduct(g).sum();
     };
     for (Mat* x : {&k, &v}) {
