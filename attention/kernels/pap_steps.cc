@@ -54,7 +54,7 @@ void PapForwardStep(int rows, int cols, const T* k, int64_t ldk, const T* l_prev
       dual = pmadd(mu_p, psub(kept, Load(s_prev + i, lanes)), Load(y_prev + i, lanes));
       r = pmadd(dual, inv_mu_p, kept);
     }
-    // r - clamp(r, -t, t): exactly r -+ t outside, exactly 0 inside (as SoftThreshold).
+    // The shrink as r - clamp(r, -t, t): exactly r -+ t outside, exactly 0 inside.
     const P sparse = psub(r, pmin(pmax(r, low), high));
     Store(y + i, dual, lanes);
     Store(s + i, sparse, lanes);

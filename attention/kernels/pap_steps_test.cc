@@ -33,6 +33,25 @@ constexpr double kMu = 0.8, kThreshold = 0.6;
 template <typename T>
 T Shrink(T r, T t) { return r > t ? r - t : r < -t ? r + t : T(0); }
 
+// The first iteration (Y = 0, R = K) by hand: the shrink takes t off above t, adds it below -t,
+// and gives exactly 0 in between, the boundary +-t included.
+TYPED_TEST(PapStepsTest, FirstIterationByHand) {
+  using T = TypeParam;
+  const std::vector<T> k = {1.5, -1.5, 0.2, 0.6, -0.6, 0};
+  std::vector<T> y(6, T(9)), s(6, T(9)), k2(6, T(9));
+  PapForwardStep<T>(1, 6, k.data(), 6, nullptr, nullptr, nullptr, T(2), T(0.5), T(0.6),
+                    y.data(), s.data(), k2.data());
+  const std::vector<double> shrunk = {0.9, -0.9, 0, 0, 0, 0};
+  const std::vector<double> kept = {0.6, -0.6, 0.2, 0.6, -0.6, 0};
+  for (int i = 0; i < 6; ++i) {
+    EXPECT_EQ(y[i], T(0));
+    EXPECT_NEAR(s[i], shrunk[i], 1e-6) << i;
+    EXPECT_NEAR(k2[i], kept[i], 1e-6) << i;
+  }
+  EXPECT_EQ(s[3], T(0));
+  EXPECT_EQ(s[4], T(0));
+}
+
 // Against the formulas entry by entry, written as in the paper's iteration.
 TYPED_TEST(PapStepsTest, ForwardStepMatchesTheIteration) {
   using T = TypeParam;
