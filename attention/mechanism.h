@@ -22,6 +22,7 @@
 #include "attention/base/field_error.h"
 #include "attention/kernels/per_thread.h"
 #include "attention/kernels/product.h"
+#include "attention/kernels/symmetric_sum.h"
 #include "attention/plugin_registry.h"
 #include "attention/tensor.h"
 
@@ -117,18 +118,20 @@ class WeightsMap : public Mechanism<T> {
     }
   }
 
-  // From dL/dS for S = scale Q K^T: dQ = scale dS K, dK = scale dS^T Q (added to dk when
-  // symmetric, dq null). grad_scores is scaled in place first: the products then take
-  // alpha = 1, which the libraries' kernels do.
+  // From dL/dS for S = scale Q K^T: dQ = scale dS K, dK = scale dS^T Q; symmetric (dq null,
+  // Q = K): dK = scale (dS + dS^T) K, one product. grad_scores is scaled in place first: the
+  // products then take alpha = 1, which the libraries' kernels do.
   static void ScoresBackward(ConstHeadBlock<T> q, ConstHeadBlock<T> k, T scale,
                              Matrix<T>& grad_scores, HeadBlock<T>* dq, HeadBlock<T> dk) {
+    if (dq == nullptr) {
+      ScaledSymmetricSum(int(grad_scores.rows()), scale, grad_scores.data(),
+                         grad_scores.outerStride());
+      Product(grad_scores, k, dk, /*accumulate=*/false);
+      return;
+    }
     grad_scores *= scale;
     Product(grad_scores.transpose(), q, dk, /*accumulate=*/false);
-    if (dq != nullptr) {
-      Product(grad_scores, k, *dq, /*accumulate=*/false);
-    } else {
-      Product(grad_scores, k, dk, /*accumulate=*/true);
-    }
+    Product(grad_scores, k, *dq, /*accumulate=*/false);
   }
 
  protected:

@@ -1,12 +1,17 @@
 // Benchmarks of the kernels: bazel run -c opt //attention/kernels:bench
 //
-// The Gaussian stream (paper 3's encodings), and a ViT head's softmax scores: our fused kernel
-// against the library product (libxsmm, through Product) followed by the softmax rows.
+// The Gaussian stream (paper 3's encodings); a ViT head's softmax scores: our fused kernel
+// against the library product (libxsmm, through Product) followed by the softmax rows; the
+// symmetric head's dL/dK; and the ViT step's element-wise work at its size against in cache.
 #include <random>
 #include <vector>
 
+#include "attention/exec_context.h"
+#include "attention/kernels/activations.h"
 #include "attention/kernels/fused_softmax.h"
 #include "attention/kernels/gaussian.h"
+#include "attention/kernels/layer_norm_rows.h"
+#include "attention/kernels/symmetric_sum.h"
 #include "attention/tensor.h"
 #include "benchmark/benchmark.h"
 
@@ -102,6 +107,118 @@ void BM_HeadSoftmaxBackward(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * HeadBatch::kImages * HeadBatch::kHeads);
 }
 BENCHMARK(BM_HeadSoftmaxBackward)->ArgName("fused")->Arg(1)->Arg(0);
+
+// Symmetric attention's dL/dK for every head from dL/dscores G: the two products
+// G^T K + G K, or the symmetric sum G + G^T and one product. The scale is 1 in the first (its
+// pass over G kept, its value not, lest G shrink to denormals over the iterations) and 1/2 in
+// the second (G + G^T would grow).
+void BM_SymmetricKeysGradient(benchmark::State& state) {
+  HeadBatch batch;
+  batch.ForEachHead([&](auto k, auto v, auto g, auto probs, auto grad_scores) {
+    SoftmaxOfScores(k, k, 0.25f, probs);
+    SoftmaxOfScoresBackward(probs, g, v, grad_scores);
+  });
+  Matrix<float> dk(HeadBatch::kTokens, HeadBatch::kDepth);
+  const bool symmetric_sum = state.range(0) == 1;
+  for (auto _ : state) {
+    batch.ForEachHead([&](auto k, auto, auto, auto, auto grad_scores) {
+      if (symmetric_sum) {
+        ScaledSymmetricSum(int(grad_scores.rows()), 0.5f, grad_scores.data(),
+                           grad_scores.outerStride());
+        Product(grad_scores, k, dk, /*accumulate=*/false);
+      } else {
+        grad_scores *= 1.0f;
+        Product(grad_scores.transpose(), k, dk, /*accumulate=*/false);
+        Product(grad_scores, k, dk, /*accumulate=*/true);
+      }
+    });
+    benchmark::DoNotOptimize(dk.data());
+  }
+  state.SetLabel(symmetric_sum ? "(G + G^T) K" : "G^T K + G K");
+  state.SetItemsProcessed(state.iterations() * HeadBatch::kImages * HeadBatch::kHeads);
+}
+BENCHMARK(BM_SymmetricKeysGradient)->ArgName("symmetric_sum")->Arg(0)->Arg(1);
+
+// The ViT step's element-wise work at the step's size (6400 rows: the MLP's 3.2 MiB hidden
+// layer lives in L3) against the same rows run over a block that stays in L1/L2 (64 rows,
+// repeated to as many rows): per-element time the same in both means the work is bound by its
+// arithmetic, so fusing it into the products' tiles cannot make it cheaper.
+constexpr int kStepRows = 6400, kCachedRows = 64;
+
+void BM_GeluKeepingDerivative(benchmark::State& state) {
+  const int rows = int(state.range(0)), cols = 128, repeats = kStepRows / rows;
+  Matrix<float> x = Matrix<float>::Random(rows, cols), y(rows, cols);
+  ExecContext ctx(1);
+  for (auto _ : state) {
+    for (int r = 0; r < repeats; ++r) {
+      ActivateKeepingDerivative(ctx, Activation::kGelu, &x, &y);  // x becomes GELU', bounded
+    }
+    benchmark::DoNotOptimize(y.data());
+  }
+  state.SetItemsProcessed(state.iterations() * int64_t(kStepRows) * cols);
+}
+BENCHMARK(BM_GeluKeepingDerivative)->ArgName("rows")->Arg(kStepRows)->Arg(kCachedRows);
+
+void BM_LayerNormRows(benchmark::State& state) {
+  const int rows = int(state.range(0)), cols = 64, repeats = kStepRows / rows;
+  const bool backward = state.range(1) == 1;
+  Matrix<float> x = Matrix<float>::Random(rows, cols), y(rows, cols), dx(rows, cols);
+  const Matrix<float> dy = Matrix<float>::Random(rows, cols);
+  std::vector<float> gamma(cols, 1.0f), beta(cols, 0.0f), gamma_sum(cols), beta_sum(cols);
+  std::vector<float> mean(rows), inv_std(rows);
+  for (auto _ : state) {
+    for (int r = 0; r < repeats; ++r) {
+      for (int i = 0; i < rows; ++i) {
+        if (backward) {
+          LayerNormRowBackward(x.row(i).data(), dy.row(i).data(), cols, mean[i], inv_std[i],
+                               gamma.data(), x.row(i).data(), gamma_sum.data(), beta_sum.data(),
+                               dx.row(i).data());
+        } else {
+          LayerNormRow(x.row(i).data(), cols, 1e-5f, gamma.data(), beta.data(), y.row(i).data(),
+                       &mean[i], &inv_std[i]);
+        }
+      }
+    }
+    benchmark::DoNotOptimize(y.data());
+    benchmark::DoNotOptimize(dx.data());
+  }
+  state.SetLabel(backward ? "backward (residual added)" : "forward");
+  state.SetItemsProcessed(state.iterations() * int64_t(kStepRows) * cols);
+}
+BENCHMARK(BM_LayerNormRows)
+    ->ArgNames({"rows", "backward"})
+    ->Args({kStepRows, 0})
+    ->Args({kCachedRows, 0})
+    ->Args({kStepRows, 1})
+    ->Args({kCachedRows, 1});
+
+// BM_HeadSoftmaxForward/Backward's fused kernels on the batch's first head only, 512 times:
+// its operands stay in L1.
+void BM_HeadSoftmaxOneHeadInCache(benchmark::State& state) {
+  HeadBatch batch;
+  const bool backward = state.range(0) == 1;
+  const int heads = HeadBatch::kImages * HeadBatch::kHeads;
+  auto k = batch.keys.block(0, 0, HeadBatch::kTokens, HeadBatch::kDepth);
+  auto v = batch.values.block(0, 0, HeadBatch::kTokens, HeadBatch::kDepth);
+  auto g = batch.grad.block(0, 0, HeadBatch::kTokens, HeadBatch::kDepth);
+  auto probs = batch.probs.middleRows(0, HeadBatch::kTokens);
+  auto grad_scores = batch.grad_scores.middleRows(0, HeadBatch::kTokens);
+  SoftmaxOfScores(k, k, 0.25f, probs);
+  for (auto _ : state) {
+    for (int h = 0; h < heads; ++h) {
+      if (backward) {
+        SoftmaxOfScoresBackward(probs, g, v, grad_scores);
+      } else {
+        SoftmaxOfScores(k, k, 0.25f, probs);
+      }
+    }
+    benchmark::DoNotOptimize(batch.probs.data());
+    benchmark::DoNotOptimize(batch.grad_scores.data());
+  }
+  state.SetLabel(backward ? "fused backward" : "fused forward");
+  state.SetItemsProcessed(state.iterations() * heads);
+}
+BENCHMARK(BM_HeadSoftmaxOneHeadInCache)->ArgName("backward")->Arg(0)->Arg(1);
 
 }  // namespace
 }  // namespace attnlab

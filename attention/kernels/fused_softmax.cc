@@ -8,45 +8,13 @@
 #include "attention/kernels/product.h"
 #include "attention/kernels/row_tiles.h"
 #include "attention/kernels/softmax.h"
+#include "attention/kernels/transpose_block.h"
 
 namespace attnlab {
 namespace {
 
 using namespace Eigen::internal;
 
-#ifdef EIGEN_VECTORIZE_AVX512
-// out's first `cols` rows (stride ldo) = the 16 x 16 block of x (stride ldx) transposed, rows
-// of x past `rows` and columns past `cols` read as zero: four rounds of shuffles.
-void TransposeBlock16(const float* x, int64_t ldx, int rows, int cols, float* out, int64_t ldo) {
-  const __mmask16 columns = __mmask16((1u << cols) - 1);
-  __m512 r[16], t[16];
-  for (int i = 0; i < 16; ++i) {
-    r[i] = i < rows ? _mm512_maskz_loadu_ps(columns, x + i * ldx) : _mm512_setzero_ps();
-  }
-  for (int i = 0; i < 16; i += 2) {
-    t[i] = _mm512_unpacklo_ps(r[i], r[i + 1]);
-    t[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);
-  }
-  for (int i = 0; i < 16; i += 4) {
-    for (int j = 0; j < 2; ++j) {
-      const __m512d a = _mm512_castps_pd(t[i + j]), b = _mm512_castps_pd(t[i + j + 2]);
-      r[i + 2 * j] = _mm512_castpd_ps(_mm512_unpacklo_pd(a, b));
-      r[i + 2 * j + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(a, b));
-    }
-  }
-  for (int i = 0; i < 16; i += 8) {
-    for (int j = 0; j < 4; ++j) {
-      t[i + j] = _mm512_shuffle_f32x4(r[i + j], r[i + j + 4], 0x88);
-      t[i + j + 4] = _mm512_shuffle_f32x4(r[i + j], r[i + j + 4], 0xDD);
-    }
-  }
-  for (int j = 0; j < 8; ++j) {
-    r[j] = _mm512_shuffle_f32x4(t[j], t[j + 8], 0x88);
-    r[j + 8] = _mm512_shuffle_f32x4(t[j], t[j + 8], 0xDD);
-  }
-  for (int i = 0; i < cols; ++i) _mm512_storeu_ps(out + i * ldo, r[i]);
-}
-#endif
 
 // x^T (cols x PaddedColumns(rows), row-major) in this thread's buffer, zero past `rows`: the
 // keys' packets as the tiles read them. Floats by 16 x 16 blocks transposed in registers

@@ -7,6 +7,7 @@
 #include "attention/kernels/fused_softmax.h"
 #include "attention/kernels/pap_steps.h"
 #include "attention/kernels/product.h"
+#include "attention/kernels/symmetric_sum.h"
 
 namespace attnlab {
 namespace {
@@ -41,12 +42,11 @@ void SymmetricAttentionBackward(const Eigen::MatrixBase<K>& k, const Eigen::Matr
   Product(a.derived().transpose(), grad_h.derived(), grad_v.derived(), accumulate_v);
   grad_scores->resize(grad_h.rows(), v.rows());
   SoftmaxOfScoresBackward(a.derived(), grad_h.derived(), v.derived(), *grad_scores);
-  // dK = (c G + (c G)^T) K, as two products: forming G + G^T reads G column-wise (measured: two
-  // products of 50 x 50 by 50 x 16 take 2.8 us, the sum and one product 3.2 us). c is applied
-  // to G once, so that both products take alpha = 1, which the GEMM library runs.
-  *grad_scores *= c;
+  // dK = c (G + G^T) K: one product (alpha = 1, which the GEMM library runs) after the
+  // symmetric sum, where G K + G^T K took two.
+  ScaledSymmetricSum(int(grad_scores->rows()), c, grad_scores->data(),
+                     grad_scores->outerStride());
   Product(*grad_scores, k.derived(), grad_k.derived(), /*accumulate=*/false);
-  Product(grad_scores->transpose(), k.derived(), grad_k.derived(), /*accumulate=*/true);
 }
 
 }  // namespace
