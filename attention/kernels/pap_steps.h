@@ -14,7 +14,8 @@ namespace attnlab {
 // One PAP iteration before its attention, with 1/mu given as inv_mu:
 //   Y = Y_prev + mu (K - L_prev - S_prev),  R = K - L_prev + Y / mu,  S = shrink(R, threshold),
 //   K2 = K - S - Y / mu.
-// The first iteration passes y_prev = l_prev = s_prev = null: Y = 0 and R = K.
+// The first iteration passes y_prev = l_prev = s_prev = null: Y = 0 and R = K. y may be y_prev
+// (updated in place).
 template <typename T>
 void PapForwardStep(int rows, int cols, const T* k, int64_t ldk, const T* l_prev, const T* s_prev, const T* y_prev,
                     T mu, T inv_mu, T threshold, T* y, T* s, T* k2);

@@ -81,6 +81,23 @@ TYPED_TEST(PapStepsTest, ForwardStepMatchesTheIteration) {
   }
 }
 
+// The mechanism updates its dual in place (y = y_prev): the same bits as into another matrix.
+TYPED_TEST(PapStepsTest, ForwardStepUpdatesTheDualInPlace) {
+  using T = TypeParam;
+  std::mt19937_64 rng(2);
+  const std::vector<T> k = Random<T>(kRows * kLdk, rng), l = Random<T>(kN, rng),
+                       s_prev = Random<T>(kN, rng, 0.5), y_prev = Random<T>(kN, rng);
+  const T mu = T(kMu);
+  std::vector<T> y(kN), s(kN), k2(kN), y_in_place = y_prev, s2(kN), k2_in_place(kN);
+  PapForwardStep<T>(kRows, kCols, k.data(), kLdk, l.data(), s_prev.data(), y_prev.data(), mu,
+                    1 / mu, T(kThreshold), y.data(), s.data(), k2.data());
+  PapForwardStep<T>(kRows, kCols, k.data(), kLdk, l.data(), s_prev.data(), y_in_place.data(), mu,
+                    1 / mu, T(kThreshold), y_in_place.data(), s2.data(), k2_in_place.data());
+  EXPECT_EQ(y_in_place, y);
+  EXPECT_EQ(s2, s);
+  EXPECT_EQ(k2_in_place, k2);
+}
+
 // Against the adjoint formulas entry by entry, and the three sums for dL/dmu.
 TYPED_TEST(PapStepsTest, BackwardStepMatchesTheAdjoints) {
   using T = TypeParam;

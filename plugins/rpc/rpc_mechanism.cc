@@ -62,25 +62,27 @@ void PrincipalAttentionPursuit(ConstHeadBlock<T> k, ConstHeadBlock<T> v, int ite
   const T mu = trace->mu;
   const T threshold = threshold_over_mu ? lambda / mu : lambda * mu;
   const T inv_mu = 1 / mu;  // a multiplication per entry, not a division
-  trace->y_before.resize(iterations);
   trace->s.resize(iterations);
   trace->a.resize(iterations - 1);
   trace->l.resize(iterations - 1);
   const int rows = static_cast<int>(k.rows()), cols = static_cast<int>(k.cols());
   Matrix<T>& k2 = scratch->k2;
+  Matrix<T>& y = scratch->y;
   k2.resize(rows, cols);
+  y.resize(rows, cols);
+  trace->y_last.resize(rows, cols);
   for (int t = 0; t < iterations; ++t) {
-    Matrix<T>& y = trace->y_before[t];
     Matrix<T>& s = trace->s[t];
-    y.resize(rows, cols);
     s.resize(rows, cols);
-    // Y_{t-1} = Y_{t-2} + mu (K - L_{t-1} - S_{t-1}) (L_0 = Y_0 = 0), S_t and K2 in one pass.
+    // Y_{t-1} = Y_{t-2} + mu (K - L_{t-1} - S_{t-1}) (L_0 = Y_0 = 0), S_t and K2 in one pass;
+    // Y updated in place, into the trace before the last iteration.
     const bool first = t == 0;
     PapForwardStep<T>(rows, cols, k.data(), k.outerStride(),
                       first ? nullptr : trace->l[t - 1].data(),
-                      first ? nullptr : trace->s[t - 1].data(),
-                      first ? nullptr : trace->y_before[t - 1].data(), mu, inv_mu, threshold,
-                      y.data(), s.data(), k2.data());
+                      first ? nullptr : trace->s[t - 1].data(), first ? nullptr : y.data(), mu,
+                      inv_mu, threshold,
+                      t == iterations - 1 ? trace->y_last.data() : y.data(), s.data(),
+                      k2.data());
     if (t == iterations - 1) {
       SymmetricAttention(k2, v, scale, a, h);
     } else {
@@ -105,6 +107,7 @@ void PrincipalAttentionPursuitBackward(ConstHeadBlock<T> k, ConstHeadBlock<T> v,
   Matrix<T>& dy = scratch->dy;
   Matrix<T>& k2 = scratch->k2;
   Matrix<T>& dk2 = scratch->dk2;
+  Matrix<T>& y = scratch->y;  // Y_{t-1} for the earlier iterations
   const int rows = static_cast<int>(k.rows()), cols = static_cast<int>(k.cols());
   dk.setZero(rows, cols);
   dy.setZero(rows, cols);
@@ -114,7 +117,15 @@ void PrincipalAttentionPursuitBackward(ConstHeadBlock<T> k, ConstHeadBlock<T> v,
   for (int t = iterations - 1; t >= 0; --t) {
     const bool last = t == iterations - 1;  // dY_t = 0: Y_n does not reach the output
     const Matrix<T>& s = trace.s[t];
-    const Matrix<T>& y_before = trace.y_before[t];
+    // Y before this iteration: the trace's for the last; Y_0 = 0; between, back through the
+    // update Y_{t+1} = Y_t + mu (K - L_t - S_t).
+    if (t == 0) {
+      y.setZero(rows, cols);
+    } else if (!last) {
+      if (t == iterations - 2) y = trace.y_last;
+      y -= mu * (k - trace.l[t] - s);
+    }
+    const Matrix<T>& y_before = last ? trace.y_last : y;
     // L_t = softmax(c K2 K2^T) V, K2 = K - S_t - Y_{t-1} / mu
     k2 = k - s - y_before * inv_mu;
     SymmetricAttentionBackward(k2, v, scale, last ? a : ConstHeadBlock<T>(trace.a[t]), dl, dk2,
@@ -189,6 +200,14 @@ template void PrincipalAttentionPursuitBackward(ConstHeadBlock<double>, ConstHea
                                                 const PapTrace<double>&, ConstHeadBlock<double>,
                                                 ConstHeadBlock<double>, PapScratch<double>*,
                                                 HeadBlock<double>, HeadBlock<double>);
+template void PrincipalAttentionPursuit(ConstHeadBlock<float>, ConstHeadBlock<float>, int,
+                                        float, bool, float, float, PapTrace<float>*,
+                                        PapScratch<float>*, HeadBlock<float>, HeadBlock<float>);
+template void PrincipalAttentionPursuitBackward(ConstHeadBlock<float>, ConstHeadBlock<float>,
+                                                float, bool, float, float,
+                                                const PapTrace<float>&, ConstHeadBlock<float>,
+                                                ConstHeadBlock<float>, PapScratch<float>*,
+                                                HeadBlock<float>, HeadBlock<float>);
 
 ATTNLAB_REGISTER_MECHANISM("rpc", plugins::RpcConfig, RpcMechanism,
                            "RPC-Attention (paper 4): Principal Attention Pursuit on symmetric "

@@ -18,18 +18,22 @@ namespace attnlab {
 template <typename T>
 struct PapTrace {
   T mu = 0, key_l1 = 0;
-  // Y before each iteration t = 1..n and S_t; the attention A_t and output L_t for t < n (the
-  // last iteration's are the mechanism's own outputs). The shrink's input R and K2 = K - S - Y /
-  // mu are not kept (the backward recomputes K2; S != 0 exactly where R passed the threshold):
-  // a layer's traces outgrow the cache, and the backward reads them back from memory.
-  std::vector<Matrix<T>> y_before, s, a, l;
+  // S_t for each iteration t = 1..n, the attention A_t and output L_t for t < n (the last
+  // iteration's are the mechanism's own outputs), and Y_{n-1}, the dual before the last
+  // iteration. The backward recovers the earlier Y_{t-1} = Y_t - mu (K - L_t - S_t) from the
+  // L_t and S_t it reads anyway (Y_0 = 0 exactly), and recomputes K2 = K - S - Y / mu; the
+  // shrink's input R is not needed (S != 0 exactly where R passed the threshold). A layer's
+  // traces outgrow the cache, and the backward reads them back from memory: each matrix not
+  // kept is bytes not moved.
+  std::vector<Matrix<T>> s, a, l;
+  Matrix<T> y_last;
 };
 
-// Working matrices (the forward's K2, the backward's adjoints), one set per thread, reused for
+// Working matrices (the dual Y and K2, the backward's adjoints), one set per thread, reused for
 // every head: they stay in cache, where a head's own would not.
 template <typename T>
 struct PapScratch {
-  Matrix<T> dk, dl, dy, k2, dk2, grad_scores;
+  Matrix<T> y, k2, dk, dl, dy, dk2, grad_scores;
 };
 
 // Runs PAP (n >= 1 iterations, scores scale K2 K2^T): the last iteration's attention into `a`
