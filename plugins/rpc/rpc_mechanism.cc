@@ -192,22 +192,17 @@ void RpcMechanism<T>::Backward(int index, ConstHeadBlock<T>, ConstHeadBlock<T> k
 
 template class RpcMechanism<float>;
 template class RpcMechanism<double>;
-template void PrincipalAttentionPursuit(ConstHeadBlock<double>, ConstHeadBlock<double>, int,
-                                        double, bool, double, double, PapTrace<double>*,
-                                        PapScratch<double>*, HeadBlock<double>, HeadBlock<double>);
-template void PrincipalAttentionPursuitBackward(ConstHeadBlock<double>, ConstHeadBlock<double>,
-                                                double, bool, double, double,
-                                                const PapTrace<double>&, ConstHeadBlock<double>,
-                                                ConstHeadBlock<double>, PapScratch<double>*,
-                                                HeadBlock<double>, HeadBlock<double>);
-template void PrincipalAttentionPursuit(ConstHeadBlock<float>, ConstHeadBlock<float>, int,
-                                        float, bool, float, float, PapTrace<float>*,
-                                        PapScratch<float>*, HeadBlock<float>, HeadBlock<float>);
-template void PrincipalAttentionPursuitBackward(ConstHeadBlock<float>, ConstHeadBlock<float>,
-                                                float, bool, float, float,
-                                                const PapTrace<float>&, ConstHeadBlock<float>,
-                                                ConstHeadBlock<float>, PapScratch<float>*,
-                                                HeadBlock<float>, HeadBlock<float>);
+// Exposed for the tests, in both precisions.
+#define ATTNLAB_INSTANTIATE_PAP(T)                                                              \
+  template void PrincipalAttentionPursuit(ConstHeadBlock<T>, ConstHeadBlock<T>, int, T, bool, T, \
+                                          T, PapTrace<T>*, PapScratch<T>*, HeadBlock<T>,         \
+                                          HeadBlock<T>);                                         \
+  template void PrincipalAttentionPursuitBackward(                                              \
+      ConstHeadBlock<T>, ConstHeadBlock<T>, T, bool, T, T, const PapTrace<T>&,                  \
+      ConstHeadBlock<T>, ConstHeadBlock<T>, PapScratch<T>*, HeadBlock<T>, HeadBlock<T>);
+ATTNLAB_INSTANTIATE_PAP(float)
+ATTNLAB_INSTANTIATE_PAP(double)
+#undef ATTNLAB_INSTANTIATE_PAP
 
 ATTNLAB_REGISTER_MECHANISM("rpc", plugins::RpcConfig, RpcMechanism,
                            "RPC-Attention (paper 4): Principal Attention Pursuit on symmetric "
