@@ -6,16 +6,20 @@
 // language model), the ones tools/compare_pytorch/compare times against PyTorch.
 // --product_backend=chosen|tiled|libxsmm|onednn runs every float product block on that backend
 // (attention/kernels/library_product.h): the whole-workload A/B of the GEMM libraries.
+// --subnormals=keep|flush runs every workload with that ModelSpec.subnormals (KEEP: IEEE 754's
+// gradual underflow; FLUSH_TO_ZERO, the default): the A/B of that default.
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "attention/kernels/library_product.h"
+#include "attention/kernels/subnormal_mode.h"
 #include "attention/model.h"
 #include "benchmark/benchmark.h"
 #include "absl/strings/str_cat.h"
@@ -29,12 +33,16 @@
 namespace attnlab {
 namespace {
 
+// --subnormals: every model's mode, where given.
+std::optional<ModelSpec::Subnormals> subnormals;
+
 void BM_SweepOfEightTrials(benchmark::State& state) {
   absl::StatusOr<ParsedSpec> spec = ReadSpecFile("experiments/testdata/sweep.textproto");
   if (!spec.ok()) {
     state.SkipWithError(std::string(spec.status().message()).c_str());
     return;
   }
+  if (subnormals) spec->spec.mutable_model()->set_subnormals(*subnormals);
   static std::atomic<int> run{0};
   for (auto _ : state) {
     RunOptions options;
@@ -73,6 +81,7 @@ constexpr char kLanguageModel[] = R"pb(
 void BM_LanguageModelStep(benchmark::State& state) {
   ModelSpec spec;
   google::protobuf::TextFormat::ParseFromString(kLanguageModel, &spec);
+  if (subnormals) spec.set_subnormals(*subnormals);
   const int threads = static_cast<int>(state.range(0));
   ExecContext ctx(1, threads);
   auto model = Model<float>::Create(spec, {64, 64, 1}, {64, 64, 1}, ctx);
@@ -94,6 +103,7 @@ void BM_LanguageModelStep(benchmark::State& state) {
   int64_t step = 0;
   for (auto _ : state) {
     arena.execute([&] {
+      const ScopedSubnormalMode mode(spec.subnormals() == ModelSpec::FLUSH_TO_ZERO);
       (*model)->TrainStep(ids, next, ctx);
       (*optimizer)->Step((*model)->parameters(), step++, ctx);
     });
@@ -141,6 +151,7 @@ void BM_Workload(benchmark::State& state, const std::string& path, int threads) 
     state.SkipWithError(std::string(parsed.status().message()).c_str());
     return;
   }
+  if (subnormals) parsed->spec.mutable_model()->set_subnormals(*subnormals);
   auto runner = TrialRunner::Create(parsed->spec, threads, parsed->directory);
   if (!runner.ok()) {
     state.SkipWithError(std::string(runner.status().message()).c_str());
@@ -183,20 +194,30 @@ void RegisterWorkloads() {
 }  // namespace attnlab
 
 int main(int argc, char** argv) {
-  // Our one flag, taken out of argv before Google Benchmark reads the rest.
-  const std::string kFlag = "--product_backend=";
+  // Our flags, taken out of argv before Google Benchmark reads the rest.
+  const std::string kBackendFlag = "--product_backend=", kSubnormalsFlag = "--subnormals=";
   int kept = 1;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
-    if (arg.rfind(kFlag, 0) != 0) {
+    if (arg.rfind(kSubnormalsFlag, 0) == 0) {
+      const std::string mode = arg.substr(kSubnormalsFlag.size());
+      if (mode != "keep" && mode != "flush") {
+        std::fprintf(stderr, "bench: --subnormals: '%s' is not one of flush, keep\n", mode.c_str());
+        return 2;
+      }
+      attnlab::subnormals =
+          mode == "keep" ? attnlab::ModelSpec::KEEP : attnlab::ModelSpec::FLUSH_TO_ZERO;
+      continue;
+    }
+    if (arg.rfind(kBackendFlag, 0) != 0) {
       argv[kept++] = argv[i];
       continue;
     }
     attnlab::ProductBackend backend;
-    if (!attnlab::ParseProductBackend(arg.c_str() + kFlag.size(), &backend)) {
+    if (!attnlab::ParseProductBackend(arg.c_str() + kBackendFlag.size(), &backend)) {
       std::fprintf(stderr,
                    "bench: --product_backend: '%s' is not one of chosen, tiled, libxsmm, onednn\n",
-                   arg.c_str() + kFlag.size());
+                   arg.c_str() + kBackendFlag.size());
       return 2;
     }
     attnlab::SetProductBackend(backend);

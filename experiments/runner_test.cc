@@ -231,6 +231,41 @@ TEST_F(RunnerTest, ZeroStepsEvaluatesWithoutTraining) {
   EXPECT_EQ(reinterpret_cast<const double*>(p.data.data())[1], 0.0);
 }
 
+// One gradient step from p = 0 with a subnormal learning rate (1e-310, below double's smallest
+// normal number 2.2e-308): p moves to a subnormal -1e-310 g where the trial keeps subnormals and
+// stays exactly 0 where it flushes them (the default), on either thread count.
+TEST_F(RunnerTest, TrialsRunInTheSpecsSubnormalMode) {
+  for (const bool keep : {false, true}) {
+    for (const int threads : {1, 2}) {
+      std::string spec = kSpec;
+      spec.replace(spec.find("optimizer { normalized_gd {} lr: 0.1 }"), 38,
+                   "optimizer { gd {} lr: 1e-310 }");
+      spec.replace(spec.find("steps: 20 log_every: 10"), 23, "steps: 1 log_every: 1");
+      spec.replace(spec.find("report { step: [ 10, 20 ] }"), 27, "report { step: [ 1 ] }");
+      if (keep) spec.replace(spec.find("model {"), 7, "model { subnormals: KEEP");
+      auto parsed = ParseSpecText(spec, "tiny.textproto");
+      ASSERT_TRUE(parsed.ok()) << parsed.status();
+      RunOptions options;
+      options.out_dir = absl::StrCat(::testing::TempDir(), "/subnormals_", keep, "_", threads);
+      options.progress = false;
+      options.threads = threads;
+      auto result = RunExperiment(*parsed, options);
+      ASSERT_TRUE(result.ok()) << result.status();
+      const NpyArray& p = result->results[0]->arrays.at("params/attention/p");  // p0 = [0, 0]
+      ASSERT_EQ(p.shape, (std::vector<int64_t>{1, 2, 1}));  // step 1 only
+      const double* at_step_1 = reinterpret_cast<const double*>(p.data.data());
+      for (int i = 0; i < 2; ++i) {
+        SCOPED_TRACE(absl::StrCat("keep ", keep, ", threads ", threads, ", p[", i, "]"));
+        if (keep) {
+          EXPECT_EQ(std::fpclassify(at_step_1[i]), FP_SUBNORMAL) << at_step_1[i];
+        } else {
+          EXPECT_EQ(at_step_1[i], 0.0);
+        }
+      }
+    }
+  }
+}
+
 TEST_F(RunnerTest, RatiosOfMetricsAtTheStepsBothAreLogged) {
   std::string spec = kSpec;
   spec.replace(spec.find("metric {"), 0,

@@ -15,6 +15,7 @@
 #include "absl/strings/str_split.h"
 #include "attention/base/field_error.h"
 #include "attention/kernels/gaussian.h"
+#include "attention/kernels/subnormal_mode.h"
 #include "attention/model.h"
 #include "attention/base/status_macros.h"
 #include "datasets/dataset.h"
@@ -196,6 +197,8 @@ class TypedTrialRunner : public TrialRunner {
   absl::StatusOr<TrialResult> Run(const std::function<void(const Progress&)>& progress,
                                   const std::string& checkpoint,
                                   const std::function<bool()>& stop) override {
+    // On this thread, and through ParallelFor on every thread working for it.
+    const ScopedSubnormalMode subnormals(spec_.model().subnormals() == ModelSpec::FLUSH_TO_ZERO);
     const TrainingSpec& training = spec_.training();
     const std::set<int64_t> log_steps = LoggedSteps(training);
     const std::set<int64_t> snapshot_steps = SnapshotSteps(spec_);

@@ -8,13 +8,16 @@
 #include <cstdint>
 
 #include "attention/exec_context.h"
+#include "attention/kernels/subnormal_mode.h"
 #include "tbb/blocked_range.h"
 #include "tbb/parallel_for.h"
 
 namespace attnlab {
 
 // Calls body(begin, end) over disjoint ranges covering [0, n), in the current TBB arena, each
-// of at least `grain` items where n allows (n <= grain: on the calling thread alone). The
+// of at least `grain` items where n allows (n <= grain: on the calling thread alone), every
+// range in the calling thread's subnormal mode (so the bits do not depend on which thread ran
+// it). The
 // body is taken as it is, not as a std::function (which allocates for a lambda that captures
 // more than two pointers, at every call of every step).
 template <typename Body>
@@ -23,8 +26,12 @@ void ParallelFor(ExecContext& ctx, int n, const Body& body, int grain = 1) {
     body(0, n);
     return;
   }
+  const bool flush_subnormals = FlushesSubnormals();
   tbb::parallel_for(tbb::blocked_range<int>(0, n, std::max(grain, 1)),
-                    [&](const tbb::blocked_range<int>& r) { body(r.begin(), r.end()); });
+                    [&](const tbb::blocked_range<int>& r) {
+                      ScopedSubnormalMode mode(flush_subnormals);
+                      body(r.begin(), r.end());
+                    });
 }
 
 // The grain for items of `elements` values each: a task of fewer than about 32K values costs

@@ -1,12 +1,13 @@
 // The RPC-ViT's attention layer alone (tools/bazel run -c opt //plugins:rpc_bench): one Forward
 // and Backward over a batch of 128 images of 50 tokens of width 64, 4 symmetric heads of 16, as in
 // experiments/workloads/vit_*.textproto; mechanism softmax (symmetric attention) and rpc with 4 PAP
-// iterations. Float, the calling thread only. Also over 8 images, whose activations and PAP
+// iterations. Float, the calling thread only, flushing subnormals as a trial does. Also over 8 images, whose activations and PAP
 // traces stay in the caches: 16 times its time against the batch's is what the batch's trips to
 // memory cost.
 #include <string>
 
 #include "attention/exec_context.h"
+#include "attention/kernels/subnormal_mode.h"
 #include "benchmark/benchmark.h"
 #include "google/protobuf/text_format.h"
 #include "plugins/attention/multi_head_attention.h"
@@ -32,6 +33,7 @@ void BM_RpcLayerStep(benchmark::State& state) {
   Tensor<float> in(shape), out, grad_out(shape), grad_in;
   in.flat().setRandom();
   grad_out.flat().setRandom();
+  const ScopedSubnormalMode subnormals(true);  // as a trial runs (ModelSpec.subnormals)
   for (auto _ : state) {
     (*layer)->Forward(in, &out, ctx);
     (*layer)->Backward(grad_out, &grad_in, ctx);
