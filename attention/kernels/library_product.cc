@@ -54,11 +54,12 @@ void OneDnnProduct(int rows, int cols, int depth, float alpha, const float* a, i
 }
 
 // The library for a block, by the shapes where gemm_ab measured each fastest on our blocks
-// (README's A/B): oneDNN for long products and for large ones with a transposed lhs (a weight
-// gradient's X^T G over 128 x 128 outputs), libxsmm for the rest, falling back to TiledProduct
-// where it has no kernel.
+// (README's A/B): oneDNN for long products, and for large ones with a transposed lhs (a weight
+// gradient's X^T G over 128 x 128 outputs) or with the rhs's rows far apart (a column block of
+// the LM head's vocabulary-wide weights: oneDNN packs its operands, libxsmm reads them in
+// place); libxsmm for the rest, falling back to TiledProduct where it has no kernel.
 enum class Library { kNone, kLibxsmm, kOneDnn };
-Library Choose(int rows, int cols, int depth, bool lhs_transposed) {
+Library Choose(int rows, int cols, int depth, bool lhs_transposed, int64_t ldb) {
   switch (backend.load(std::memory_order_relaxed)) {
     case ProductBackend::kTiled: return Library::kNone;
     case ProductBackend::kLibxsmm: return Library::kLibxsmm;
@@ -66,7 +67,9 @@ Library Choose(int rows, int cols, int depth, bool lhs_transposed) {
     case ProductBackend::kChosen: break;
   }
   const bool large = int64_t(rows) * cols * depth >= 128 * 128 * 256;
-  return depth > 256 || (lhs_transposed && large) ? Library::kOneDnn : Library::kLibxsmm;
+  const bool strided_rhs = ldb >= 8 * int64_t(cols);
+  return depth > 256 || (large && (lhs_transposed || strided_rhs)) ? Library::kOneDnn
+                                                                    : Library::kLibxsmm;
 }
 
 // C's rows set to (or, with accumulate, incremented by) the addend and the bias, so that the
@@ -133,7 +136,7 @@ bool LibraryProduct(int rows, int cols, int depth, float alpha, const float* a, 
   ldb = std::max<int64_t>(ldb, cols);
   ldc = std::max<int64_t>(ldc, cols);
   const bool beta_one = accumulate || bias != nullptr || addend != nullptr;
-  const Library library = Choose(rows, cols, depth, /*lhs_transposed=*/a_col != 1);
+  const Library library = Choose(rows, cols, depth, /*lhs_transposed=*/a_col != 1, ldb);
   if (library == Library::kNone) return false;
   if (library == Library::kLibxsmm) {
     // Another alpha only where C is overwritten: scaled after (a head's scaled scores).
