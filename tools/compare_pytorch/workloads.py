@@ -3,7 +3,7 @@
 (autograd, torch.optim, batched tensor ops). Each prints one JSON line: seconds per training
 step (batch, forward, loss, backward, optimizer update), the thread count, and PyTorch's BLAS.
 
-    /usr/bin/python3 tools/compare_pytorch/workloads.py WORKLOAD --threads N [--seconds S]
+    /usr/bin/python3 tools/compare_pytorch/workloads.py WORKLOAD --threads N [--seconds S] [--keep-denormals]
     /usr/bin/python3 tools/compare_pytorch/workloads.py peak --threads N   # sgemm/dgemm GFLOP/s
 
 Workloads (the attnlab side: experiments/workloads/*.textproto, and BM_LanguageModelStep):
@@ -258,8 +258,13 @@ def main():
     parser.add_argument("workload", choices=sorted(WORKLOADS) + ["peak"])
     parser.add_argument("--threads", type=int, required=True)
     parser.add_argument("--seconds", type=float, default=3.0, help="time to measure for")
+    parser.add_argument("--keep-denormals", action="store_true",
+                        help="IEEE 754 gradual underflow (PyTorch's default) instead of flushing "
+                             "subnormals to zero as attnlab's trials do")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
+    # The same float mode as attnlab's default (ModelSpec.subnormals: FLUSH_TO_ZERO).
+    torch.set_flush_denormal(not args.keep_denormals)
     result = {"workload": args.workload, "threads": args.threads, "torch": torch.__version__,
               "blas_core": blas_core()}
     if args.workload == "peak":
