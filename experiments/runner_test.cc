@@ -6,10 +6,32 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "attention/plugin_registry.h"
 #include "gtest/gtest.h"
 
 namespace attnlab {
 namespace {
+
+// 1/2 (f - y)^2, mean over samples, recording the batch size of every call: which passes a
+// trial ran.
+std::vector<int> squared_loss_batches;
+template <typename T>
+class RecordingSquaredLoss : public Loss<T> {
+ public:
+  absl::Status Check(const Shape& p, const Shape& t) const override {
+    return p == t ? absl::OkStatus() : absl::InvalidArgumentError("shapes differ");
+  }
+  T Compute(const Tensor<T>& p, const Tensor<T>& t, Tensor<T>* grad, ExecContext&) override {
+    squared_loss_batches.push_back(p.batch());
+    const T n = static_cast<T>(p.batch());
+    if (grad != nullptr) {
+      grad->Resize(p.shape());
+      grad->flat() = (p.flat() - t.flat()) / n;
+    }
+    return static_cast<T>(0.5) * (p.flat() - t.flat()).squaredNorm() / n;
+  }
+};
+ATTNLAB_REGISTER_LOSS("recording_squared", RecordingSquaredLoss, "test: squared, recording");
 
 // Paper 1's model on two tiny sequences, swept over two initial prompts.
 constexpr char kSpec[] = R"pb(name: "tiny"
@@ -264,6 +286,94 @@ TEST_F(RunnerTest, TrialsRunInTheSpecsSubnormalMode) {
       }
     }
   }
+}
+
+// Paper 1's model on five sequences, trained by plain GD on the squared loss.
+constexpr char kFiveSequences[] = R"pb(name: "five"
+model {
+  layer {
+    name: "attention"
+    plugin: "prompt"
+    config {
+      [type.googleapis.com/attnlab.plugins.PromptAttentionConfig] {
+        scale: 1
+        p { value: [ 0.5, -0.25 ] }
+        w { init: IDENTITY frozen: true }
+        v { value: [ 0, 1 ] }
+      }
+    }
+  }
+  loss { plugin: "recording_squared" }
+}
+dataset {
+  sequences {
+    sequence { label: 1 token { x: [ 1, 1 ] } token { x: [ 0, 0.5 ] } }
+    sequence { label: -1 token { x: [ -1, 1 ] } token { x: [ 0.5, 0 ] } }
+    sequence { label: 1 token { x: [ 0.3, -1 ] } token { x: [ 1, 0.2 ] } }
+    sequence { label: 1 token { x: [ 2, 0.1 ] } token { x: [ -0.4, 0.7 ] } }
+    sequence { label: -1 token { x: [ 0.2, 0.9 ] } token { x: [ -1, -1 ] } }
+  }
+}
+optimizer { gd {} lr: 0.5 }
+training { steps: 20 log_every: 10 }
+report { step: [ 20 ] }
+)pb";
+
+// Micro-batches of 2 run the five sequences as 2 + 2 + 1 at the steps that log no metrics, the
+// whole batch at the others, and the trial ends where the whole-batch trial does (the same
+// update in another order of sums), at 1 and 2 threads.
+TEST_F(RunnerTest, MicroBatchesMakeTheBatchsUpdate) {
+  auto final_params = [&](const std::string& spec, const std::string& out, int threads) {
+    auto parsed = ParseSpecText(spec, "five.textproto");
+    EXPECT_TRUE(parsed.ok()) << parsed.status();
+    RunOptions options;
+    options.out_dir = ::testing::TempDir() + "/" + out;
+    options.progress = false;
+    options.threads = threads;
+    auto result = RunExperiment(*parsed, options);
+    EXPECT_TRUE(result.ok()) << result.status();
+    std::vector<double> values;
+    for (const char* name : {"params/attention/p", "params/attention/v"}) {
+      const NpyArray& array = result->results[0]->arrays.at(name);
+      const double* data = reinterpret_cast<const double*>(array.data.data());
+      values.insert(values.end(), data, data + array.data.size() / sizeof(double));
+    }
+    return values;
+  };
+  squared_loss_batches.clear();
+  const std::vector<double> whole = final_params(kFiveSequences, "whole_batch", 1);
+  EXPECT_EQ(squared_loss_batches, std::vector<int>(21, 5));  // steps 0-20
+
+  std::string spec = kFiveSequences;
+  spec.replace(spec.find("steps: 20 log_every: 10"), 23,
+               "steps: 20 log_every: 10 micro_batch_size: 2");
+  for (int threads : {1, 2}) {
+    squared_loss_batches.clear();
+    const std::vector<double> micro = final_params(spec, absl::StrCat("micro_", threads), threads);
+    std::vector<int> expected;
+    for (int step = 0; step <= 20; ++step) {
+      if (step % 10 == 0) {
+        expected.push_back(5);  // logged: one pass
+      } else {
+        expected.insert(expected.end(), {2, 2, 1});
+      }
+    }
+    EXPECT_EQ(squared_loss_batches, expected);
+    ASSERT_EQ(micro.size(), whole.size());
+    for (size_t i = 0; i < whole.size(); ++i) {
+      EXPECT_NEAR(micro[i], whole[i], 1e-13 * (1 + std::abs(whole[i]))) << "parameter entry " << i;
+    }
+    EXPECT_GT(std::abs(whole[0] - 0.5), 1e-3) << "p did not move: nothing was compared";
+  }
+}
+
+TEST_F(RunnerTest, MicroBatchSizeMustNotBeNegative) {
+  std::string spec = kFiveSequences;
+  spec.replace(spec.find("steps: 20 log_every: 10"), 23, "steps: 20 micro_batch_size: -1");
+  auto result = Run(spec, "negative_micro");
+  ASSERT_FALSE(result.ok());
+  EXPECT_TRUE(absl::StrContains(result.status().message(), "training.micro_batch_size"))
+      << result.status();
 }
 
 TEST_F(RunnerTest, RatiosOfMetricsAtTheStepsBothAreLogged) {

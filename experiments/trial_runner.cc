@@ -55,6 +55,9 @@ absl::Status ValidateTraining(const ExperimentSpec& spec, bool stream) {
     return FieldError("training.batch_size", "a streaming dataset needs batch_size > 0");
   }
   if (training.log_every() < 0) return FieldError("training.log_every", "must be >= 0");
+  if (training.micro_batch_size() < 0) {
+    return FieldError("training.micro_batch_size", "must be >= 0 (0: the whole batch)");
+  }
   if (training.has_checkpoint_seconds() &&
       !(training.checkpoint_seconds() >= 0 && std::isfinite(training.checkpoint_seconds()))) {
     return FieldError("training.checkpoint_seconds", "must be a finite number >= 0");
@@ -233,8 +236,15 @@ class TypedTrialRunner : public TrialRunner {
         batch = &minibatch;
       }
       const bool log = log_steps.count(step) > 0;
-      model_->Forward(batch->inputs, ctx_);
-      const double loss = static_cast<double>(model_->ComputeLoss(batch->targets, ctx_));
+      const int micro_batch = training.micro_batch_size();
+      const bool micro_batched = !log && micro_batch > 0 && micro_batch < batch->inputs.batch();
+      double loss;
+      if (micro_batched) {
+        loss = ForwardAndBackwardInMicroBatches(*batch, micro_batch);
+      } else {
+        model_->Forward(batch->inputs, ctx_);
+        loss = static_cast<double>(model_->ComputeLoss(batch->targets, ctx_));
+      }
       if (!std::isfinite(loss)) return Diverged(step, absl::StrCat("loss is ", loss));
       last_loss = loss;
       if (log) {
@@ -246,7 +256,7 @@ class TypedTrialRunner : public TrialRunner {
         progress({step, training.steps(), last_loss});
         last_report = now;
       }
-      model_->Backward(ctx_);  // at the last step too, for gradient metrics
+      if (!micro_batched) model_->Backward(ctx_);  // at the last step too, for gradient metrics
       for (const Parameter<T>* param : model_->parameters()) {
         // 0 * g is 0 for finite g and NaN for NaN or Inf; the sum is one vectorized pass
         // (Eigen's allFinite() took a quarter of an FC net's step).
@@ -381,6 +391,42 @@ class TypedTrialRunner : public TrialRunner {
     return absl::OkStatus();
   }
 
+  // The batch's forward and backward passes, micro_batch samples at a time: every parameter's
+  // gradient is left as the sum of the micro-batches' gradients weighted by their share of the
+  // batch (the batch's gradient, as every loss is a mean over samples); returns the loss,
+  // weighted the same way.
+  double ForwardAndBackwardInMicroBatches(const Batch<T>& batch, int micro_batch) {
+    const int samples = batch.inputs.batch();
+    const std::vector<Parameter<T>*> params = model_->parameters();
+    grad_sums_.resize(params.size());
+    double loss = 0;
+    for (int first = 0; first < samples; first += micro_batch) {
+      const int count = std::min(micro_batch, samples - first);
+      CopySamples(batch.inputs, first, count, &micro_batch_.inputs);
+      CopySamples(batch.targets, first, count, &micro_batch_.targets);
+      model_->Forward(micro_batch_.inputs, ctx_);
+      const T weight = T(count) / T(samples);
+      loss += double(weight) * double(model_->ComputeLoss(micro_batch_.targets, ctx_));
+      model_->Backward(ctx_);
+      for (size_t i = 0; i < params.size(); ++i) {
+        if (first == 0) {
+          grad_sums_[i] = weight * params[i]->grad;
+        } else {
+          grad_sums_[i] += weight * params[i]->grad;
+        }
+      }
+    }
+    for (size_t i = 0; i < params.size(); ++i) params[i]->grad.swap(grad_sums_[i]);
+    return loss;
+  }
+
+  // *part = samples [first, first + count) of `all`.
+  static void CopySamples(const Tensor<T>& all, int first, int count, Tensor<T>* part) {
+    part->Resize({count, all.rows(), all.cols()});
+    part->flat() = all.flat().middleRows(static_cast<Eigen::Index>(first) * all.rows(),
+                                         static_cast<Eigen::Index>(count) * all.rows());
+  }
+
   // The divergence guard's error: the trial stops (and is recorded as failed) at the step
   // where the loss or a gradient went NaN or Inf, naming where it started.
   absl::Status Diverged(int64_t step, const std::string& what) const {
@@ -436,6 +482,8 @@ class TypedTrialRunner : public TrialRunner {
   std::unique_ptr<Model<T>> model_;
   std::unique_ptr<Optimizer<T>> optimizer_;
   std::vector<std::unique_ptr<MetricEvaluator<T>>> metrics_;
+  Batch<T> micro_batch_;             // training.micro_batch_size: the samples of one pass
+  std::vector<Matrix<T>> grad_sums_;  // and the gradients summed over the passes so far
   std::vector<std::string> names_;
   std::vector<bool> final_only_;  // per metric
 };
