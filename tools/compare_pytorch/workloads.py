@@ -7,7 +7,8 @@ step (batch, forward, loss, backward, optimizer update), the thread count, and P
     /usr/bin/python3 tools/compare_pytorch/workloads.py peak --threads N   # sgemm/dgemm GFLOP/s
 
 Workloads (the attnlab side: experiments/workloads/*.textproto, and BM_LanguageModelStep):
-p1_tiny, p1_large, p3_spe, p3_fixed, p3_fc1024, lm, vit_softmax, vit_rpc.
+p1_tiny, p1_large, p3_spe, p3_fixed, p3_fc1024, lm, vit_softmax, vit_rpc, and the ViTs with
+gradient accumulation over micro-batches of 32, vit_softmax_micro32 and vit_rpc_micro32.
 tools/compare_pytorch/compare runs both sides alternately and prints the table.
 """
 import argparse
@@ -211,7 +212,7 @@ class Vit(nn.Module):
         return self.head(x[:, 0])
 
 
-def vit(pap_iterations, batch=128):
+def vit(pap_iterations, batch=128, micro_batch=0):
     torch.manual_seed(1)
     model = Vit(pap_iterations)
     optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
@@ -220,9 +221,13 @@ def vit(pap_iterations, batch=128):
 
     def step():
         pick = torch.randperm(1000)[:batch]
-        loss = F.cross_entropy(model(images[pick]), labels[pick])
         optimizer.zero_grad(set_to_none=True)
-        loss.backward()
+        if micro_batch == 0:
+            F.cross_entropy(model(images[pick]), labels[pick]).backward()
+        else:  # gradient accumulation: each part's mean loss weighted by its share
+            for part in pick.split(micro_batch):
+                loss = F.cross_entropy(model(images[part]), labels[part])
+                (loss * (len(part) / batch)).backward()
         optimizer.step()
     n, dim = 50, 64
     projections = batch * n * (2.0 * 3 * dim * dim + 2.0 * 2 * dim * 128)  # k, v, o and the MLP
@@ -241,6 +246,9 @@ WORKLOADS = {
     "lm": lm,
     "vit_softmax": lambda: vit(0),
     "vit_rpc": lambda: vit(4),
+    # The same steps in micro-batches of 32 (attnlab's workloads' training.micro_batch_size).
+    "vit_softmax_micro32": lambda: vit(0, micro_batch=32),
+    "vit_rpc_micro32": lambda: vit(4, micro_batch=32),
 }
 
 
