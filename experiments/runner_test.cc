@@ -316,12 +316,13 @@ dataset {
 }
 optimizer { gd {} lr: 0.5 }
 training { steps: 20 log_every: 10 }
+metric { name: "entropy" attention_entropy { layer: "attention" } }
 report { step: [ 20 ] }
 )pb";
 
-// Micro-batches of 2 run the five sequences as 2 + 2 + 1 at the steps that log no metrics, the
-// whole batch at the others, and the trial ends where the whole-batch trial does (the same
-// update in another order of sums), at 1 and 2 threads.
+// Micro-batches of 2 run the five sequences as 2 + 2 + 1 at every step, and the trial ends where
+// the whole-batch trial does (the same update in another order of sums), at 1 and 2 threads;
+// a metric that reads the training forward pass sees the whole batch's.
 TEST_F(RunnerTest, MicroBatchesMakeTheBatchsUpdate) {
   auto final_params = [&](const std::string& spec, const std::string& out, int threads) {
     auto parsed = ParseSpecText(spec, "five.textproto");
@@ -332,7 +333,7 @@ TEST_F(RunnerTest, MicroBatchesMakeTheBatchsUpdate) {
     options.threads = threads;
     auto result = RunExperiment(*parsed, options);
     EXPECT_TRUE(result.ok()) << result.status();
-    std::vector<double> values;
+    std::vector<double> values = {result->results[0]->At(20, "entropy")};
     for (const char* name : {"params/attention/p", "params/attention/v"}) {
       const NpyArray& array = result->results[0]->arrays.at(name);
       const double* data = reinterpret_cast<const double*>(array.data.data());
@@ -351,20 +352,49 @@ TEST_F(RunnerTest, MicroBatchesMakeTheBatchsUpdate) {
     squared_loss_batches.clear();
     const std::vector<double> micro = final_params(spec, absl::StrCat("micro_", threads), threads);
     std::vector<int> expected;
-    for (int step = 0; step <= 20; ++step) {
-      if (step % 10 == 0) {
-        expected.push_back(5);  // logged: one pass
-      } else {
-        expected.insert(expected.end(), {2, 2, 1});
-      }
-    }
+    for (int step = 0; step <= 20; ++step) expected.insert(expected.end(), {2, 2, 1});
     EXPECT_EQ(squared_loss_batches, expected);
     ASSERT_EQ(micro.size(), whole.size());
     for (size_t i = 0; i < whole.size(); ++i) {
       EXPECT_NEAR(micro[i], whole[i], 1e-13 * (1 + std::abs(whole[i]))) << "parameter entry " << i;
     }
-    EXPECT_GT(std::abs(whole[0] - 0.5), 1e-3) << "p did not move: nothing was compared";
+    EXPECT_GT(std::abs(whole[1] - 0.5), 1e-3) << "p did not move: nothing was compared";
   }
+}
+
+// Paper 3's attention with stochastic positional encodings, drawn in every forward pass: a
+// trial in micro-batches ends on the same bits whether it logs a metric that reads the training
+// forward pass (an extra whole-batch forward at each logged step) at every step or never.
+TEST_F(RunnerTest, LoggingInMicroBatchesLeavesTheRandomStream) {
+  constexpr char kStochastic[] = R"pb(name: "spe"
+model {
+  dtype: FLOAT
+  layer {
+    name: "attention"
+    plugin: "sparse_select"
+    config {
+      [type.googleapis.com/attnlab.plugins.SparseSelectConfig] { encoding_dim: 16 positional: STOCHASTIC }
+    }
+  }
+  loss { plugin: "squared" }
+}
+dataset { sparse_selection { seq_len: 20 q: 3 dim: 5 } }
+optimizer { gd {} lr: 1 }
+training { steps: 6 batch_size: 8 micro_batch_size: 3 LOGGING }
+metric { name: "mass_on_y" marked_attention { layer: "attention" } }
+report { step: [ 6 ] }
+)pb";
+  auto final_w = [&](const std::string& logging, const std::string& out) {
+    std::string spec = kStochastic;
+    spec.replace(spec.find("LOGGING"), 7, logging);
+    auto result = Run(spec, out);
+    EXPECT_TRUE(result.ok()) << result.status();
+    return result->results[0]->arrays.at("params/attention/w").data;
+  };
+  const std::string every_step = final_w("log_every: 1", "log_every_step");
+  const std::string never = final_w("log_every: 0", "log_never");
+  EXPECT_FALSE(every_step.empty());
+  EXPECT_TRUE(every_step == never) << "the final W depends on how often the trial logs";
 }
 
 TEST_F(RunnerTest, MicroBatchSizeMustNotBeNegative) {

@@ -237,7 +237,7 @@ class TypedTrialRunner : public TrialRunner {
       }
       const bool log = log_steps.count(step) > 0;
       const int micro_batch = training.micro_batch_size();
-      const bool micro_batched = !log && micro_batch > 0 && micro_batch < batch->inputs.batch();
+      const bool micro_batched = micro_batch > 0 && micro_batch < batch->inputs.batch();
       double loss;
       if (micro_batched) {
         loss = ForwardAndBackwardInMicroBatches(*batch, micro_batch);
@@ -249,6 +249,7 @@ class TypedTrialRunner : public TrialRunner {
       last_loss = loss;
       if (log) {
         result.points.push_back({step, "loss", loss});
+        if (micro_batched && ReadsTrainingForward()) ForwardForMetrics(batch->inputs);
         RETURN_IF_ERROR(EvaluateMetrics(step, /*training_forward=*/true, *batch, &result));
       }
       const auto now = std::chrono::steady_clock::now();
@@ -418,6 +419,22 @@ class TypedTrialRunner : public TrialRunner {
     }
     for (size_t i = 0; i < params.size(); ++i) params[i]->grad.swap(grad_sums_[i]);
     return loss;
+  }
+
+  // Whether a metric reads the training batch's forward pass.
+  bool ReadsTrainingForward() const {
+    for (const auto& metric : metrics_) {
+      if (metric != nullptr && metric->reads_training_forward()) return true;
+    }
+    return false;
+  }
+
+  // The whole batch's forward pass for the metrics that read it, after micro-batched passes;
+  // the random stream is left as it was, so logging does not change the training.
+  void ForwardForMetrics(const Tensor<T>& inputs) {
+    const std::string random_state = ctx_.RandomState();
+    model_->Forward(inputs, ctx_);
+    ctx_.SetRandomState(random_state);
   }
 
   // *part = samples [first, first + count) of `all`.
