@@ -77,12 +77,14 @@ std::string Read(const std::string& path) {
 
 class RunnerTest : public ::testing::Test {
  protected:
-  absl::StatusOr<ExperimentResult> Run(const std::string& text, const std::string& out) {
+  absl::StatusOr<ExperimentResult> Run(const std::string& text, const std::string& out,
+                                       int threads = 1) {
     auto parsed = ParseSpecText(text, "tiny.textproto");
     EXPECT_TRUE(parsed.ok()) << parsed.status();
     RunOptions options;
     options.out_dir = ::testing::TempDir() + "/" + out;
     options.progress = false;
+    options.threads = threads;
     return RunExperiment(*parsed, options);
   }
 };
@@ -265,13 +267,7 @@ TEST_F(RunnerTest, TrialsRunInTheSpecsSubnormalMode) {
       spec.replace(spec.find("steps: 20 log_every: 10"), 23, "steps: 1 log_every: 1");
       spec.replace(spec.find("report { step: [ 10, 20 ] }"), 27, "report { step: [ 1 ] }");
       if (keep) spec.replace(spec.find("model {"), 7, "model { subnormals: KEEP");
-      auto parsed = ParseSpecText(spec, "tiny.textproto");
-      ASSERT_TRUE(parsed.ok()) << parsed.status();
-      RunOptions options;
-      options.out_dir = absl::StrCat(::testing::TempDir(), "/subnormals_", keep, "_", threads);
-      options.progress = false;
-      options.threads = threads;
-      auto result = RunExperiment(*parsed, options);
+      auto result = Run(spec, absl::StrCat("subnormals_", keep, "_", threads), threads);
       ASSERT_TRUE(result.ok()) << result.status();
       const NpyArray& p = result->results[0]->arrays.at("params/attention/p");  // p0 = [0, 0]
       ASSERT_EQ(p.shape, (std::vector<int64_t>{1, 2, 1}));  // step 1 only
@@ -325,13 +321,7 @@ report { step: [ 20 ] }
 // a metric that reads the training forward pass sees the whole batch's.
 TEST_F(RunnerTest, MicroBatchesMakeTheBatchsUpdate) {
   auto final_params = [&](const std::string& spec, const std::string& out, int threads) {
-    auto parsed = ParseSpecText(spec, "five.textproto");
-    EXPECT_TRUE(parsed.ok()) << parsed.status();
-    RunOptions options;
-    options.out_dir = ::testing::TempDir() + "/" + out;
-    options.progress = false;
-    options.threads = threads;
-    auto result = RunExperiment(*parsed, options);
+    auto result = Run(spec, out, threads);
     EXPECT_TRUE(result.ok()) << result.status();
     std::vector<double> values = {result->results[0]->At(20, "entropy")};
     for (const char* name : {"params/attention/p", "params/attention/v"}) {
