@@ -2,7 +2,9 @@
 //
 // The Gaussian stream (paper 3's encodings); a ViT head's softmax scores: our fused kernel
 // against the library product (libxsmm, through Product) followed by the softmax rows; the
-// symmetric head's dL/dK; and the ViT step's element-wise work at its size against in cache.
+// symmetric head's dL/dK; the ViT step's element-wise work at its size against in cache; and
+// paper 1's two token passes per sample, in L1, in L2 and streamed from memory.
+#include <algorithm>
 #include <random>
 #include <vector>
 
@@ -12,8 +14,11 @@
 #include "attention/kernels/gaussian.h"
 #include "attention/kernels/layer_norm_rows.h"
 #include "attention/kernels/symmetric_sum.h"
+#include "attention/kernels/token_passes.h"
 #include "attention/tensor.h"
 #include "benchmark/benchmark.h"
+#include "tbb/parallel_for.h"
+#include "tbb/task_arena.h"
 
 namespace attnlab {
 namespace {
@@ -220,6 +225,52 @@ void BM_HeadSoftmaxOneHeadInCache(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * heads);
 }
 BENCHMARK(BM_HeadSoftmaxOneHeadInCache)->ArgName("backward")->Arg(0)->Arg(1);
+
+// Paper 1's two passes per sample (p1_large: T = d = 64, double, two vectors and two weight
+// rows) over `samples` samples of tokens, each prefetching the next, the samples split evenly
+// over `threads` threads: 1 sample stays in L1, 16 in L2, 1024 (33.5 MB) stream from memory.
+// The softmax between the passes is left out.
+void BM_TokenPasses(benchmark::State& state) {
+  constexpr int kRows = 64, kDim = 64, kCount = 2;
+  const int samples = static_cast<int>(state.range(0)), threads = static_cast<int>(state.range(1));
+  std::vector<double> tokens(size_t(samples) * kRows * kDim), vectors(kCount * kDim);
+  std::mt19937 rng(1);
+  std::normal_distribution<double> normal;
+  for (double& x : tokens) x = normal(rng);
+  for (double& x : vectors) x = normal(rng);
+  // Each thread's outputs 4 KB from the other's: no cache line shared.
+  constexpr int kApart = 512;
+  std::vector<double> scratch(size_t(threads) * 2 * kApart);
+  auto dots = [&](int t) { return scratch.data() + size_t(t) * 2 * kApart; };
+  auto sums = [&](int t) { return dots(t) + kApart; };
+  tbb::task_arena arena(threads);
+  const int chunk = (samples + threads - 1) / threads;
+  for (auto _ : state) {
+    arena.execute([&] {
+      tbb::parallel_for(0, threads, [&](int t) {
+        const int end = std::min(samples, (t + 1) * chunk);
+        for (int b = t * chunk; b < end; ++b) {
+          const double* x = tokens.data() + size_t(b) * kRows * kDim;
+          const double* next = b + 1 < end ? x + kRows * kDim : nullptr;
+          TokenDots(x, kRows, kDim, vectors.data(), kCount, dots(t), next);
+          WeightedTokenSums(x, kRows, kDim, dots(t), kCount, sums(t), next);
+        }
+      }, tbb::static_partitioner());
+    });
+    benchmark::DoNotOptimize(scratch.data());
+  }
+  state.SetItemsProcessed(state.iterations() * samples);
+  state.counters["GFLOP/s"] = benchmark::Counter(
+      4.0 * 2 * kRows * kDim * samples * state.iterations(), benchmark::Counter::kIsRate,
+      benchmark::Counter::kIs1000);
+}
+BENCHMARK(BM_TokenPasses)
+    ->ArgNames({"samples", "threads"})
+    ->Args({1, 1})
+    ->Args({16, 1})
+    ->Args({1024, 1})
+    ->Args({1024, 2})
+    ->UseRealTime();
 
 }  // namespace
 }  // namespace attnlab
