@@ -1,5 +1,6 @@
 #include "plugins/prompt/prompt_attention.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
@@ -137,13 +138,24 @@ void PromptAttention<T>::Backward(const Tensor<T>& grad_out, Tensor<T>* grad_in,
     return;
   }
   // dL/dV = sum_b (X_b^T a_b^T) c_b and dL/d(W p) = scale sum_b sum_j c_bj (the moment j of
-  // sample b), from what Forward kept; the sums over b run in sample order.
-  v_.grad.noalias() = token_moments_.leftCols(dim_).transpose() * c;
-  Matrix<T> grad_query = Matrix<T>::Zero(1, dim_);
-  for (int j = 0; j < value_dim_; ++j) {
-    grad_query.noalias() +=
-        c.col(j).transpose() * token_moments_.middleCols(int64_t(1 + j) * dim_, dim_);
-  }
+  // sample b), from what Forward kept. One pass over the moments on the threads, in blocks of
+  // columns of a fixed width: a block's sums over b run in sample order whatever the thread count.
+  constexpr int kBlock = 16;
+  v_.grad.resize(dim_, value_dim_);
+  Matrix<T> grad_query(1, dim_);
+  ParallelFor(ctx, (dim_ + kBlock - 1) / kBlock, [&](int begin, int end) {
+    for (int block = begin; block < end; ++block) {
+      const int k = block * kBlock, width = std::min(kBlock, dim_ - k);
+      v_.grad.middleRows(k, width).noalias() =
+          token_moments_.middleCols(k, width).transpose() * c;
+      auto query_block = grad_query.middleCols(k, width);
+      query_block.setZero();
+      for (int j = 0; j < value_dim_; ++j) {
+        query_block.noalias() +=
+            c.col(j).transpose() * token_moments_.middleCols(int64_t(1 + j) * dim_ + k, width);
+      }
+    }
+  });
   grad_query *= scale_;
   p_.grad.noalias() = w_.value.transpose() * grad_query.transpose();
   w_.grad.noalias() = grad_query.transpose() * p_.value.transpose();
