@@ -69,9 +69,9 @@ struct RowNormalizer {
   T max, sum;
 };
 
-// y = factor softmax(x) over n entries; y may be x.
+// y = exp(x - max(x)) over n entries (y may be x); returns the max and the sum of y.
 template <typename T>
-RowNormalizer<T> SoftmaxRow(const T* x, int n, T* y, T factor = T(1)) {
+RowNormalizer<T> ShiftedExpRow(const T* x, int n, T* y) {
   using namespace Eigen::internal;
   using P = Packet<T>;
   constexpr int L = kPacketSize<T>;
@@ -87,17 +87,32 @@ RowNormalizer<T> SoftmaxRow(const T* x, int n, T* y, T factor = T(1)) {
     pstoreu(y + k, e);
     packet_sum = padd(packet_sum, e);
   }
-  P tail_exp = pset1<P>(T(0));
   if (tail > 0) {
-    tail_exp = Exp<T>(psub(LoadTail(x + full, tail, kMinusInf), shift));  // 0 past the row
-    packet_sum = padd(packet_sum, tail_exp);
+    const P e = Exp<T>(psub(LoadTail(x + full, tail, kMinusInf), shift));  // 0 past the row
+    StoreTail(y + full, e, tail);
+    packet_sum = padd(packet_sum, e);
   }
-  // One division, then multiplications.
-  const T sum = predux(packet_sum);
-  const P scale = pset1<P>(factor / sum);
+  return {predux_max(shift), predux(packet_sum)};
+}
+
+// y *= factor over n entries.
+template <typename T>
+void ScaleRow(T* y, int n, T factor) {
+  using namespace Eigen::internal;
+  using P = Packet<T>;
+  constexpr int L = kPacketSize<T>;
+  const int full = n - n % L, tail = n - full;
+  const P scale = pset1<P>(factor);
   for (int k = 0; k < full; k += L) pstoreu(y + k, pmul(ploadu<P>(y + k), scale));
-  if (tail > 0) StoreTail(y + full, pmul(tail_exp, scale), tail);
-  return {predux_max(shift), sum};
+  if (tail > 0) StoreTail(y + full, pmul(LoadTail(y + full, tail, T(0)), scale), tail);
+}
+
+// y = factor softmax(x) over n entries; y may be x. One division, then multiplications.
+template <typename T>
+RowNormalizer<T> SoftmaxRow(const T* x, int n, T* y, T factor = T(1)) {
+  const RowNormalizer<T> normalizer = ShiftedExpRow(x, n, y);
+  ScaleRow(y, n, factor / normalizer.sum);
+  return normalizer;
 }
 
 // out = p .* ((g - g_m) - sum_k p_k (g_k - g_m)) over n entries, m the first largest p (see
