@@ -31,12 +31,16 @@ class LmCrossEntropy : public Loss<T> {
   Config config_;
   int dim_ = 0;
   Parameter<T> w_, b_;
-  Matrix<T> logits_;  // one chunk: tokens x vocab
-  // W^T row-major (vocab x d), copied once per step: the input gradient logits W^T is then a
-  // product with a row-major rhs (Product's fast paths) instead of Eigen's GEMM.
-  Matrix<T> w_transposed_;
-  Matrix<T> bias_partials_;  // one chunk: dL/db summed over each group of its tokens
-  Vector<T> token_loss_;
+  // Copied once per step: W by vocabulary blocks (row b: d x 128, row-major) and W^T (vocab x
+  // d, row-major), so that a block of either is contiguous.
+  Matrix<T> w_blocks_, w_transposed_;
+  // One chunk of n tokens: row b holds the logits of vocabulary block b (n x 128, row-major),
+  // then their exponentials, then dL/dlogits.
+  Matrix<T> blocks_;
+  Matrix<T> block_max_, block_sum_;  // blocks x n: each row's max and sum of exp in each block
+  std::vector<int> labels_;
+  Vector<T> label_logits_, token_loss_;
+  Matrix<T> grad_partials_;  // kGradGroups x (n x d): the groups' partial sums of dL/dh
 };
 
 }  // namespace attnlab

@@ -1,10 +1,12 @@
 #include "plugins/lm_head/lm_cross_entropy.h"
 
 #include <cmath>
+#include <vector>
 
 #include "attention/base/field_error.h"
 #include "attention/gradient_check.h"
 #include "gtest/gtest.h"
+#include "tbb/task_arena.h"
 
 namespace attnlab {
 namespace {
@@ -45,6 +47,90 @@ TEST(LmCrossEntropyTest, GradientCheckAcrossChunks) {
     absl::Status status = CheckLossGradient(*loss, h, y);
     EXPECT_TRUE(status.ok()) << "chunk " << chunk << ": " << status;
   }
+}
+
+// 1157 words are 10 blocks of the vocabulary (the last of 5 words) in 5 groups; the labels fall
+// in the first, a middle and the last block.
+constexpr int kManyWords = 1157;
+
+TEST(LmCrossEntropyTest, GradientCheckAcrossVocabularyBlocks) {
+  for (int chunk : {0, 3}) {
+    plugins::LmHeadConfig config;
+    config.set_vocab_size(kManyWords);
+    config.set_bias(true);
+    config.set_chunk_tokens(chunk);
+    auto loss = Make(config, {2, 2, 3});
+    loss->parameters()[1]->value.setRandom();
+    Tensor<double> h({2, 2, 3}), y({2, 2, 1});
+    h.flat().setRandom();
+    y.flat() << 0, 130, 1156, 640;
+    absl::Status status = CheckLossGradient(*loss, h, y);
+    EXPECT_TRUE(status.ok()) << "chunk " << chunk << ": " << status;
+  }
+}
+
+// Float through the GEMM libraries against the whole softmax written out in double.
+TEST(LmCrossEntropyTest, FloatMatchesTheWholeSoftmaxInDouble) {
+  plugins::LmHeadConfig config;
+  config.set_vocab_size(kManyWords);
+  config.set_bias(true);
+  config.set_chunk_tokens(16);
+  const int tokens = 40, dim = 24;
+  auto loss = Make<float>(config, {2, tokens / 2, dim});
+  Parameter<float>& w = *loss->parameters()[0];
+  Parameter<float>& b = *loss->parameters()[1];
+  b.value.setRandom();
+  Tensor<float> h({2, tokens / 2, dim}), y({2, tokens / 2, 1}), grad;
+  h.flat().setRandom();
+  for (int i = 0; i < tokens; ++i) y.data()[i] = float((i * 97) % kManyWords);
+  ExecContext ctx(1);
+  const float value = loss->Compute(h, y, &grad, ctx);
+
+  const Eigen::MatrixXd hd = h.flat().cast<double>(), wd = w.value.cast<double>();
+  Eigen::MatrixXd probs = hd * wd;
+  probs.rowwise() += b.value.cast<double>().row(0);
+  double expected = 0;
+  for (int i = 0; i < tokens; ++i) {
+    const double max = probs.row(i).maxCoeff();
+    const double sum = (probs.row(i).array() - max).exp().sum();
+    const int label = int(y.data()[i]);
+    expected += max + std::log(sum) - probs(i, label);
+    probs.row(i) = (probs.row(i).array() - max).exp() / sum;
+    probs(i, label) -= 1;
+  }
+  probs /= tokens;  // dL/dlogits
+  EXPECT_NEAR(value, expected / tokens, 1e-5 * std::abs(expected / tokens));
+  auto relative = [](const Eigen::MatrixXd& got, const Eigen::MatrixXd& want) {
+    return (got - want).cwiseAbs().maxCoeff() / want.cwiseAbs().maxCoeff();
+  };
+  EXPECT_LT(relative(grad.flat().cast<double>(), probs * wd.transpose()), 1e-5);
+  EXPECT_LT(relative(w.grad.cast<double>(), hd.transpose() * probs), 1e-5);
+  EXPECT_LT(relative(b.grad.cast<double>(), probs.colwise().sum()), 1e-5);
+}
+
+// The vocabulary blocks run on the threads: 2 threads give the same bits as 1.
+TEST(LmCrossEntropyTest, TwoThreadsGiveTheSameBits) {
+  plugins::LmHeadConfig config;
+  config.set_vocab_size(kManyWords);
+  config.set_bias(true);
+  Tensor<float> h({3, 40, 16}), y({3, 40, 1});
+  h.flat().setRandom();
+  for (int i = 0; i < 120; ++i) y.data()[i] = float((i * 31) % kManyWords);
+  std::vector<Matrix<float>> results[2];
+  for (int threads : {1, 2}) {
+    auto loss = Make<float>(config, h.shape());
+    loss->parameters()[1]->value.setConstant(0.25f);
+    ExecContext ctx(1, threads);
+    tbb::task_arena arena(threads);
+    arena.execute([&] {
+      Tensor<float> grad;
+      const float value = loss->Compute(h, y, &grad, ctx);
+      results[threads - 1].push_back(Matrix<float>::Constant(1, 1, value));
+      results[threads - 1].push_back(grad.flat());
+      for (Parameter<float>* p : loss->parameters()) results[threads - 1].push_back(p->grad);
+    });
+  }
+  for (size_t i = 0; i < results[0].size(); ++i) EXPECT_EQ(results[0][i], results[1][i]) << i;
 }
 
 TEST(LmCrossEntropyTest, StableForHugeLogitsInFloat) {
