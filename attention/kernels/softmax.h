@@ -69,26 +69,34 @@ struct RowNormalizer {
   T max, sum;
 };
 
-// y = exp(x - max(x)) over n entries (y may be x); returns the max and the sum of y.
+// y = exp(z - max(z)) over n entries for z = x, or z = x + bias (y may be x); returns max(z)
+// and the sum of y.
 template <typename T>
-RowNormalizer<T> ShiftedExpRow(const T* x, int n, T* y) {
+RowNormalizer<T> ShiftedExpRow(const T* x, int n, T* y, const T* bias = nullptr) {
   using namespace Eigen::internal;
   using P = Packet<T>;
   constexpr int L = kPacketSize<T>;
   constexpr T kMinusInf = -std::numeric_limits<T>::infinity();
   const int full = n - n % L, tail = n - full;
+  auto load = [&](int k) {
+    return bias == nullptr ? ploadu<P>(x + k) : padd(ploadu<P>(x + k), ploadu<P>(bias + k));
+  };
+  auto load_tail = [&](T fill) {  // `fill` past the row
+    const P z = LoadTail(x + full, tail, fill);
+    return bias == nullptr ? z : padd(z, LoadTail(bias + full, tail, T(0)));
+  };
   P packet_max = pset1<P>(kMinusInf);
-  for (int k = 0; k < full; k += L) packet_max = pmax(packet_max, ploadu<P>(x + k));
-  if (tail > 0) packet_max = pmax(packet_max, LoadTail(x + full, tail, kMinusInf));
+  for (int k = 0; k < full; k += L) packet_max = pmax(packet_max, load(k));
+  if (tail > 0) packet_max = pmax(packet_max, load_tail(kMinusInf));
   const P shift = pset1<P>(predux_max(packet_max));
   P packet_sum = pset1<P>(T(0));
   for (int k = 0; k < full; k += L) {
-    const P e = Exp<T>(psub(ploadu<P>(x + k), shift));
+    const P e = Exp<T>(psub(load(k), shift));
     pstoreu(y + k, e);
     packet_sum = padd(packet_sum, e);
   }
   if (tail > 0) {
-    const P e = Exp<T>(psub(LoadTail(x + full, tail, kMinusInf), shift));  // 0 past the row
+    const P e = Exp<T>(psub(load_tail(kMinusInf), shift));  // 0 past the row
     StoreTail(y + full, e, tail);
     packet_sum = padd(packet_sum, e);
   }

@@ -3,9 +3,11 @@
 // every tail size, with masked (-infinity) scores.
 #include "attention/kernels/softmax.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <random>
+#include <vector>
 
 #include "attention/tensor.h"
 #include "gtest/gtest.h"
@@ -120,6 +122,27 @@ TEST(SoftmaxTest, PacketKernelsMatchTheGenericLoopInDouble) {
 }
 TEST(SoftmaxTest, PacketKernelsMatchTheGenericLoopInFloat) {
   CheckKernelsAgainstGenericLoop<float>(1e-6);
+}
+
+// ShiftedExpRow with a bias (the LM head's vocabulary blocks): exp(x + bias - max) with that max
+// and the sum, over lengths that leave every tail size.
+TEST(SoftmaxTest, ShiftedExpRowWithABias) {
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> uniform(-20, 20);
+  for (int n = 1; n <= 40; ++n) {
+    std::vector<float> x(n), bias(n), y(n);
+    for (int k = 0; k < n; ++k) x[k] = uniform(rng), bias[k] = uniform(rng);
+    const auto normalizer = softmax_internal::ShiftedExpRow(x.data(), n, y.data(), bias.data());
+    double max = -1e300, sum = 0;  // of x + bias, added in float as the kernel does
+    for (int k = 0; k < n; ++k) max = std::max(max, double(x[k] + bias[k]));
+    EXPECT_EQ(normalizer.max, float(max)) << n;
+    for (int k = 0; k < n; ++k) {
+      const double want = std::exp(double((x[k] + bias[k]) - float(max)));  // float's argument
+      EXPECT_NEAR(y[k], want, 1e-6 * want + 1e-30) << n << " " << k;
+      sum += want;
+    }
+    EXPECT_NEAR(normalizer.sum, sum, 1e-6 * sum) << n;
+  }
 }
 
 }  // namespace

@@ -121,21 +121,25 @@ T LmCrossEntropy<T>::Compute(const Tensor<T>& prediction, const Tensor<T>& targe
       return Eigen::Map<Matrix<T>, 0, Eigen::OuterStride<>>(blocks_.row(b).data(), n, width_of(b),
                                                             Eigen::OuterStride<>(kVocabBlock));
     };
-    // Block by block: the logits, each row's label logit, and exp(logits - the row's max in the
-    // block) in place, with that max and the sum.
+    // Block by block: h W, then with the bias (added here, not before the product: one pass
+    // over the block less) each row's label logit, and exp(logits - the row's max in the block)
+    // in place, with that max and the sum.
     ParallelFor(ctx, blocks, [&](int begin, int end) {
       for (int b = begin; b < end; ++b) {
         const int first_word = b * kVocabBlock;
         auto block = logits(b);
         const Eigen::Map<const Matrix<T>, 0, Eigen::OuterStride<>> w_block(
             w_blocks_.row(b).data(), dim, block.cols(), Eigen::OuterStride<>(kVocabBlock));
-        Product(h_chunk, w_block, block, /*accumulate=*/false, T(1),
-                config_.bias() ? b_.value.data() + first_word : nullptr);
+        Product(h_chunk, w_block, block, /*accumulate=*/false);
+        const T* bias = config_.bias() ? b_.value.data() + first_word : nullptr;
         for (int i = 0; i < n; ++i) {
           T* row = block.row(i).data();
           const int label = labels_[i] - first_word;
-          if (label >= 0 && label < block.cols()) label_logits_[i] = row[label];
-          const auto normalizer = softmax_internal::ShiftedExpRow(row, int(block.cols()), row);
+          if (label >= 0 && label < block.cols()) {
+            label_logits_[i] = row[label] + (bias == nullptr ? T(0) : bias[label]);
+          }
+          const auto normalizer =
+              softmax_internal::ShiftedExpRow(row, int(block.cols()), row, bias);
           block_max_(b, i) = normalizer.max;
           block_sum_(b, i) = normalizer.sum;
         }
