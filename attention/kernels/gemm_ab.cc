@@ -54,6 +54,10 @@ const Shape kShapes[] = {
     {"lm_logits", 512, 33278, 128, false, false, false},
     {"lm_head_weight_grad", 128, 33278, 512, true, false, true},
     {"lm_head_input_grad", 512, 128, 33278, false, false, false},  // W^T copied row-major
+    // The LM head's products since it works in vocabulary blocks of 128 words (contiguous).
+    {"lm_logits_block", 512, 128, 128, false, false, false},
+    {"lm_head_weight_grad_block", 128, 128, 512, true, false, true},
+    {"lm_head_input_grad_block", 512, 128, 128, false, false, true},
     {"p3_queries", 256, 170, 200, false, false, false},
     {"p3_keys", 256, 170, 170, false, true, false},
     {"p3_scores", 256, 200, 170, false, true, false},

@@ -68,6 +68,9 @@ Library Choose(int rows, int cols, int depth, bool lhs_transposed, int64_t ldb) 
   }
   const bool large = int64_t(rows) * cols * depth >= 128 * 128 * 256;
   const bool strided_rhs = ldb >= 8 * int64_t(cols);
+  // The LM head's dL/dW block (128 x 128 x 512, a chunk's tokens deep): as fast alone, and in the
+  // step oneDNN's packing of the lhs at every block costs more.
+  if (lhs_transposed && depth > 256 && depth <= 512 && !strided_rhs) return Library::kLibxsmm;
   return depth > 256 || (large && (lhs_transposed || strided_rhs)) ? Library::kOneDnn
                                                                     : Library::kLibxsmm;
 }
