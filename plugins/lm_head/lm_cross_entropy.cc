@@ -7,6 +7,7 @@
 #include "attention/base/field_error.h"
 #include "attention/kernels/parallel.h"
 #include "attention/kernels/product.h"
+#include "attention/kernels/scale_rows.h"
 #include "attention/kernels/softmax.h"
 #include "attention/plugin_registry.h"
 #include "attention/base/status_macros.h"
@@ -179,15 +180,15 @@ T LmCrossEntropy<T>::Compute(const Tensor<T>& prediction, const Tensor<T>& targe
           const int first_word = b * kVocabBlock;
           auto block = logits(b);
           const int width = int(block.cols());
-          Eigen::Matrix<T, 1, kVocabBlock> bias_grad = Eigen::Matrix<T, 1, kVocabBlock>::Zero();
+          T* bias_grad = config_.bias() ? b_.grad.data() + first_word : nullptr;
+          ScaleRowsAndSumColumns(block.data(), n, width, kVocabBlock, block_max_.row(b).data(),
+                                 bias_grad);
           for (int i = 0; i < n; ++i) {
-            T* row = block.row(i).data();
-            softmax_internal::ScaleRow(row, width, block_max_(b, i));
             const int label = labels_[i] - first_word;
-            if (label >= 0 && label < width) row[label] -= inv_tokens;
-            if (config_.bias()) bias_grad.head(width) += block.row(i);
+            if (label < 0 || label >= width) continue;
+            block(i, label) -= inv_tokens;
+            if (bias_grad != nullptr) bias_grad[label] -= inv_tokens;
           }
-          if (config_.bias()) b_.grad.middleCols(first_word, width) += bias_grad.head(width);
           Product(h_chunk.transpose(), block, w_.grad.middleCols(first_word, width),
                   /*accumulate=*/true);
           Product(block, w_transposed_.middleRows(first_word, width), partial,
