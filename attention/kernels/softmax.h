@@ -63,14 +63,17 @@ EIGEN_ALWAYS_INLINE P Exp(const P& x) {
   return pselect(pcmp_eq(x, minus_inf), pset1<P>(T(0)), pexp(x));
 }
 
+}  // namespace softmax_internal
+
 // The max of a row and the sum of exp(x - max) over it: its softmax's normalizer.
 template <typename T>
 struct RowNormalizer {
   T max, sum;
 };
 
-// y = exp(z - max(z)) over n entries for z = x, or z = x + bias (y may be x); returns max(z)
-// and the sum of y.
+// y = exp(z - max(z)) over n contiguous entries for z = x, or z = x + bias (y may be x); returns
+// max(z) and the sum of y: the part of a softmax that a row split in blocks (the LM head's
+// vocabulary) computes block by block, before the blocks' normalizers are joined.
 template <typename T>
 RowNormalizer<T> ShiftedExpRow(const T* x, int n, T* y, const T* bias = nullptr) {
   using namespace Eigen::internal;
@@ -91,17 +94,19 @@ RowNormalizer<T> ShiftedExpRow(const T* x, int n, T* y, const T* bias = nullptr)
   const P shift = pset1<P>(predux_max(packet_max));
   P packet_sum = pset1<P>(T(0));
   for (int k = 0; k < full; k += L) {
-    const P e = Exp<T>(psub(load(k), shift));
+    const P e = softmax_internal::Exp<T>(psub(load(k), shift));
     pstoreu(y + k, e);
     packet_sum = padd(packet_sum, e);
   }
   if (tail > 0) {
-    const P e = Exp<T>(psub(load_tail(kMinusInf), shift));  // 0 past the row
+    const P e = softmax_internal::Exp<T>(psub(load_tail(kMinusInf), shift));  // 0 past the row
     StoreTail(y + full, e, tail);
     packet_sum = padd(packet_sum, e);
   }
   return {predux_max(shift), predux(packet_sum)};
 }
+
+namespace softmax_internal {
 
 // y *= factor over n entries.
 template <typename T>
@@ -115,12 +120,10 @@ void ScaleRow(T* y, int n, T factor) {
   if (tail > 0) StoreTail(y + full, pmul(LoadTail(y + full, tail, T(0)), scale), tail);
 }
 
-// y = factor softmax(x) over n entries; y may be x. One division, then multiplications.
+// y = softmax(x) over n entries; y may be x. One division, then multiplications.
 template <typename T>
-RowNormalizer<T> SoftmaxRow(const T* x, int n, T* y, T factor = T(1)) {
-  const RowNormalizer<T> normalizer = ShiftedExpRow(x, n, y);
-  ScaleRow(y, n, factor / normalizer.sum);
-  return normalizer;
+void SoftmaxRow(const T* x, int n, T* y) {
+  ScaleRow(y, n, T(1) / ShiftedExpRow(x, n, y).sum);
 }
 
 // out = p .* ((g - g_m) - sum_k p_k (g_k - g_m)) over n entries, m the first largest p (see
@@ -169,15 +172,6 @@ void SoftmaxRows(const Eigen::MatrixBase<In>& scores, const Eigen::MatrixBase<Ou
     probs.row(i) = (scores.row(i).array() - max).exp().matrix();
     probs.row(i) /= probs.row(i).sum();
   }
-}
-
-// y = factor softmax(x) over n contiguous entries, in one exponential per entry (y may be x);
-// returns log(sum(exp(x))), the log of the softmax's normalizer. Every entry of x is finite or
-// -infinity, at least one finite.
-template <typename T>
-T ScaledSoftmaxRow(const T* x, int n, T factor, T* y) {
-  const auto normalizer = softmax_internal::SoftmaxRow(x, n, y, factor);
-  return normalizer.max + std::log(normalizer.sum);
 }
 
 // Given probs = softmax(scores) and dL/dprobs g, writes dL/dscores = probs .* (g - <g, probs>)

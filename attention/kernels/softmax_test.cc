@@ -132,7 +132,7 @@ TEST(SoftmaxTest, ShiftedExpRowWithABias) {
   for (int n = 1; n <= 40; ++n) {
     std::vector<float> x(n), bias(n), y(n);
     for (int k = 0; k < n; ++k) x[k] = uniform(rng), bias[k] = uniform(rng);
-    const auto normalizer = softmax_internal::ShiftedExpRow(x.data(), n, y.data(), bias.data());
+    const auto normalizer = ShiftedExpRow(x.data(), n, y.data(), bias.data());
     double max = -1e300, sum = 0;  // of x + bias, added in float as the kernel does
     for (int k = 0; k < n; ++k) max = std::max(max, double(x[k] + bias[k]));
     EXPECT_EQ(normalizer.max, float(max)) << n;

@@ -79,6 +79,14 @@ constexpr int kVocabBlock = 128;
 // the thread count.
 constexpr int kGradGroups = 8;
 
+// Block b of a matrix kept by vocabulary blocks: row b of `storage`, rows x width, row-major with
+// row stride kVocabBlock.
+template <typename T>
+Eigen::Map<Matrix<T>, 0, Eigen::OuterStride<>> VocabBlock(Matrix<T>& storage, int b, int rows,
+                                                          int width) {
+  return {storage.row(b).data(), rows, width, Eigen::OuterStride<>(kVocabBlock)};
+}
+
 template <typename T>
 T LmCrossEntropy<T>::Compute(const Tensor<T>& prediction, const Tensor<T>& target,
                              Tensor<T>* grad, ExecContext& ctx) {
@@ -90,16 +98,15 @@ T LmCrossEntropy<T>::Compute(const Tensor<T>& prediction, const Tensor<T>& targe
   const T inv_tokens = T(1) / tokens;
   auto width_of = [&](int b) { return std::min(kVocabBlock, vocab - b * kVocabBlock); };
   // W by vocabulary blocks (block b: d x width, row-major, row stride kVocabBlock), the logits'
-  // rhs; W^T (vocab x d, row-major), dL/dh's.
+  // rhs; with a gradient, W^T (vocab x d, row-major), dL/dh's.
   w_blocks_.resize(blocks, int64_t(dim) * kVocabBlock);
-  w_transposed_.resize(vocab, dim);
+  if (grad != nullptr) w_transposed_.resize(vocab, dim);
   ParallelFor(ctx, blocks, [&](int begin, int end) {
     for (int b = begin; b < end; ++b) {
       const int first_word = b * kVocabBlock, width = width_of(b);
       const auto block = w_.value.middleCols(first_word, width);
-      Eigen::Map<Matrix<T>, 0, Eigen::OuterStride<>>(w_blocks_.row(b).data(), dim, width,
-                                                     Eigen::OuterStride<>(kVocabBlock)) = block;
-      w_transposed_.middleRows(first_word, width) = block.transpose();
+      VocabBlock(w_blocks_, b, dim, width) = block;
+      if (grad != nullptr) w_transposed_.middleRows(first_word, width) = block.transpose();
     }
   });
   if (grad != nullptr) {
@@ -111,17 +118,14 @@ T LmCrossEntropy<T>::Compute(const Tensor<T>& prediction, const Tensor<T>& targe
   for (int start = 0; start < tokens; start += chunk) {
     const int n = std::min(chunk, tokens - start);
     const auto h_chunk = h.middleRows(start, n);
-    blocks_.resize(blocks, int64_t(n) * kVocabBlock);
+    logit_blocks_.resize(blocks, int64_t(n) * kVocabBlock);
     block_max_.resize(blocks, n);
     block_sum_.resize(blocks, n);
     labels_.resize(n);
     label_logits_.resize(n);
     for (int i = 0; i < n; ++i) labels_[i] = int(std::lround(target.data()[start + i]));
-    // The chunk's logits for vocabulary block b (n x width, row stride kVocabBlock).
-    auto logits = [&](int b) {
-      return Eigen::Map<Matrix<T>, 0, Eigen::OuterStride<>>(blocks_.row(b).data(), n, width_of(b),
-                                                            Eigen::OuterStride<>(kVocabBlock));
-    };
+    // The chunk's logits for vocabulary block b.
+    auto logits = [&](int b) { return VocabBlock(logit_blocks_, b, n, width_of(b)); };
     // Block by block: h W, then with the bias (added here, not before the product: one pass
     // over the block less) each row's label logit, and exp(logits - the row's max in the block)
     // in place, with that max and the sum.
@@ -129,9 +133,8 @@ T LmCrossEntropy<T>::Compute(const Tensor<T>& prediction, const Tensor<T>& targe
       for (int b = begin; b < end; ++b) {
         const int first_word = b * kVocabBlock;
         auto block = logits(b);
-        const Eigen::Map<const Matrix<T>, 0, Eigen::OuterStride<>> w_block(
-            w_blocks_.row(b).data(), dim, block.cols(), Eigen::OuterStride<>(kVocabBlock));
-        Product(h_chunk, w_block, block, /*accumulate=*/false);
+        Product(h_chunk, VocabBlock(w_blocks_, b, dim, int(block.cols())), block,
+                /*accumulate=*/false);
         const T* bias = config_.bias() ? b_.value.data() + first_word : nullptr;
         for (int i = 0; i < n; ++i) {
           T* row = block.row(i).data();
@@ -139,8 +142,7 @@ T LmCrossEntropy<T>::Compute(const Tensor<T>& prediction, const Tensor<T>& targe
           if (label >= 0 && label < block.cols()) {
             label_logits_[i] = row[label] + (bias == nullptr ? T(0) : bias[label]);
           }
-          const auto normalizer =
-              softmax_internal::ShiftedExpRow(row, int(block.cols()), row, bias);
+          const auto normalizer = ShiftedExpRow(row, int(block.cols()), row, bias);
           block_max_(b, i) = normalizer.max;
           block_sum_(b, i) = normalizer.sum;
         }

@@ -31,12 +31,12 @@ class LmCrossEntropy : public Loss<T> {
   Config config_;
   int dim_ = 0;
   Parameter<T> w_, b_;
-  // Copied once per step: W by vocabulary blocks (row b: d x 128, row-major) and W^T (vocab x
-  // d, row-major), so that a block of either is contiguous.
+  // Copied once per step: W by vocabulary blocks (row b: d x 128, row-major) and, for the
+  // gradient, W^T (vocab x d, row-major), so that a block of either is contiguous.
   Matrix<T> w_blocks_, w_transposed_;
   // One chunk of n tokens: row b holds the logits of vocabulary block b (n x 128, row-major),
   // then their exponentials, then dL/dlogits.
-  Matrix<T> blocks_;
+  Matrix<T> logit_blocks_;
   Matrix<T> block_max_, block_sum_;  // blocks x n: each row's max and sum of exp in each block
   std::vector<int> labels_;
   Vector<T> label_logits_, token_loss_;

@@ -33,20 +33,27 @@ TEST(LmCrossEntropyTest, ByHand) {
   EXPECT_NEAR(loss->Compute(h, y, nullptr, ctx), (l0 + l1) / 2, 1e-14);
 }
 
-TEST(LmCrossEntropyTest, GradientCheckAcrossChunks) {
-  for (int chunk : {0, 1, 3}) {
+// The gradient check with a bias over `vocab` words, labels `ids` (shape's tokens), in each
+// chunk size.
+void CheckGradientInChunks(int vocab, const Shape& shape, const std::vector<double>& ids,
+                           const std::vector<int>& chunks) {
+  for (int chunk : chunks) {
     plugins::LmHeadConfig config;
-    config.set_vocab_size(7);
+    config.set_vocab_size(vocab);
     config.set_bias(true);
     config.set_chunk_tokens(chunk);
-    auto loss = Make(config, {2, 3, 4});
+    auto loss = Make(config, shape);
     loss->parameters()[1]->value.setRandom();
-    Tensor<double> h({2, 3, 4}), y({2, 3, 1});
+    Tensor<double> h(shape), y({shape.batch, shape.rows, 1});
     h.flat().setRandom();
-    y.flat() << 0, 6, 3, 3, 1, 5;
+    for (size_t i = 0; i < ids.size(); ++i) y.data()[i] = ids[i];
     absl::Status status = CheckLossGradient(*loss, h, y);
-    EXPECT_TRUE(status.ok()) << "chunk " << chunk << ": " << status;
+    EXPECT_TRUE(status.ok()) << "vocab " << vocab << ", chunk " << chunk << ": " << status;
   }
+}
+
+TEST(LmCrossEntropyTest, GradientCheckAcrossChunks) {
+  CheckGradientInChunks(7, {2, 3, 4}, {0, 6, 3, 3, 1, 5}, {0, 1, 3});
 }
 
 // 1157 words are 10 blocks of the vocabulary (the last of 5 words) in 5 groups; the labels fall
@@ -54,19 +61,7 @@ TEST(LmCrossEntropyTest, GradientCheckAcrossChunks) {
 constexpr int kManyWords = 1157;
 
 TEST(LmCrossEntropyTest, GradientCheckAcrossVocabularyBlocks) {
-  for (int chunk : {0, 3}) {
-    plugins::LmHeadConfig config;
-    config.set_vocab_size(kManyWords);
-    config.set_bias(true);
-    config.set_chunk_tokens(chunk);
-    auto loss = Make(config, {2, 2, 3});
-    loss->parameters()[1]->value.setRandom();
-    Tensor<double> h({2, 2, 3}), y({2, 2, 1});
-    h.flat().setRandom();
-    y.flat() << 0, 130, 1156, 640;
-    absl::Status status = CheckLossGradient(*loss, h, y);
-    EXPECT_TRUE(status.ok()) << "chunk " << chunk << ": " << status;
-  }
+  CheckGradientInChunks(kManyWords, {2, 2, 3}, {0, 130, 1156, 640}, {0, 3});
 }
 
 // Float through the GEMM libraries against the whole softmax written out in double.
