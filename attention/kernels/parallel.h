@@ -11,15 +11,16 @@
 #include "attention/kernels/subnormal_mode.h"
 #include "tbb/blocked_range.h"
 #include "tbb/parallel_for.h"
+#include "tbb/partitioner.h"
 
 namespace attnlab {
 
 // Calls body(begin, end) over disjoint ranges covering [0, n), in the current TBB arena, each
-// of at least `grain` items where n allows (n <= grain: on the calling thread alone), every
-// range in the calling thread's subnormal mode (so the bits do not depend on which thread ran
-// it). The
-// body is taken as it is, not as a std::function (which allocates for a lambda that captures
-// more than two pointers, at every call of every step).
+// of at least half a `grain` of items (TBB splits a range while it holds more than a grain;
+// n <= grain: on the calling thread alone), every range in the calling thread's subnormal mode
+// (so the bits do not depend on which thread ran it). The body is taken as it is, not as a
+// std::function (which allocates for a lambda that captures more than two pointers, at every
+// call of every step).
 template <typename Body>
 void ParallelFor(ExecContext& ctx, int n, const Body& body, int grain = 1) {
   if (ctx.threads() <= 1 || n <= std::max(grain, 1)) {
@@ -32,6 +33,24 @@ void ParallelFor(ExecContext& ctx, int n, const Body& body, int grain = 1) {
                       ScopedSubnormalMode mode(flush_subnormals);
                       body(r.begin(), r.end());
                     });
+}
+
+// As ParallelFor, but in one contiguous range per thread (at most n / grain ranges), fixed in
+// advance: for a loop that streams its items from memory in order and prefetches the next item
+// as it computes one, where every range end stops the prefetching and every task stolen
+// midway starts a cold stream.
+template <typename Body>
+void ParallelForContiguous(ExecContext& ctx, int n, const Body& body, int grain = 1) {
+  const int ranges = std::min(ctx.threads(), n / std::max(grain, 1));
+  if (ranges <= 1) {
+    body(0, n);
+    return;
+  }
+  const bool flush_subnormals = FlushesSubnormals();
+  tbb::parallel_for(0, ranges, [&](int r) {
+    ScopedSubnormalMode mode(flush_subnormals);
+    body(int(int64_t(n) * r / ranges), int(int64_t(n) * (r + 1) / ranges));
+  }, tbb::static_partitioner());
 }
 
 // The grain for items of `elements` values each: a task of fewer than about 32K values costs

@@ -50,22 +50,27 @@ TEST(SubnormalModeTest, FlushesResultsAndInputsThenRestores) {
   EXPECT_GT(TinyProduct(), 0.0f);
 }
 
-// Runs ParallelFor over enough items that the arena's second thread takes some; returns each
-// item's TinyProduct and counts the items run off the calling thread.
-std::vector<float> TinyProductsInParallel(int* off_caller) {
+// Runs ParallelFor (or ParallelForContiguous) over enough items that the arena's second thread
+// takes some; returns each item's TinyProduct and counts the items run off the calling thread.
+std::vector<float> TinyProductsInParallel(bool contiguous, int* off_caller) {
   ExecContext ctx(1, /*threads=*/2);
   const int n = 2000;
   std::vector<float> values(n, -1.0f);
   std::atomic<int> others{0};
   const std::thread::id caller = std::this_thread::get_id();
-  ParallelFor(ctx, n, [&](int begin, int end) {
+  auto body = [&](int begin, int end) {
     if (std::this_thread::get_id() != caller) others += end - begin;
     for (int i = begin; i < end; ++i) {
       values[i] = TinyProduct();
       for (volatile int spin = 0; spin < 2000; spin = spin + 1) {
       }  // long enough a task that the worker joins
     }
-  });
+  };
+  if (contiguous) {
+    ParallelForContiguous(ctx, n, body);
+  } else {
+    ParallelFor(ctx, n, body);
+  }
   *off_caller = others;
   return values;
 }
@@ -75,27 +80,30 @@ TEST(SubnormalModeTest, ParallelForRunsTasksInTheCallersMode) {
   tbb::task_arena arena(2);
   arena.execute([&] {
     for (bool flush : {true, false}) {
-      // Leave the workers in the other mode first, as a library that sets it and never
-      // restores would.
-      tbb::parallel_for(0, 64, [&](int) {
-        _mm_setcsr(flush ? _mm_getcsr() & ~0x8040u : _mm_getcsr() | 0x8040u);
-        for (volatile int spin = 0; spin < 20000; spin = spin + 1) {
-        }
-      });
-      ScopedSubnormalMode mode(flush);
-      // Until the second thread has taken items (on a loaded machine it may join late).
-      int off_caller = 0;
-      for (int attempt = 0; attempt < 1000 && off_caller == 0; ++attempt) {
-        const std::vector<float> values = TinyProductsInParallel(&off_caller);
-        for (size_t i = 0; i < values.size(); ++i) {
-          if (flush) {
-            ASSERT_EQ(values[i], 0.0f) << "item " << i;
-          } else {
-            ASSERT_GT(values[i], 0.0f) << "item " << i;
+      for (bool contiguous : {false, true}) {
+        SCOPED_TRACE(contiguous ? "ParallelForContiguous" : "ParallelFor");
+        // Leave the workers in the other mode first, as a library that sets it and never
+        // restores would.
+        tbb::parallel_for(0, 64, [&](int) {
+          _mm_setcsr(flush ? _mm_getcsr() & ~0x8040u : _mm_getcsr() | 0x8040u);
+          for (volatile int spin = 0; spin < 20000; spin = spin + 1) {
+          }
+        });
+        ScopedSubnormalMode mode(flush);
+        // Until the second thread has taken items (on a loaded machine it may join late).
+        int off_caller = 0;
+        for (int attempt = 0; attempt < 1000 && off_caller == 0; ++attempt) {
+          const std::vector<float> values = TinyProductsInParallel(contiguous, &off_caller);
+          for (size_t i = 0; i < values.size(); ++i) {
+            if (flush) {
+              ASSERT_EQ(values[i], 0.0f) << "item " << i;
+            } else {
+              ASSERT_GT(values[i], 0.0f) << "item " << i;
+            }
           }
         }
+        EXPECT_GT(off_caller, 0) << "the second thread took no items: nothing was tested";
       }
-      EXPECT_GT(off_caller, 0) << "the second thread took no items: nothing was tested";
     }
   });
 }
