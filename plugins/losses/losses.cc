@@ -42,11 +42,13 @@ class MarginLoss : public Loss<T> {
 };
 
 // log(1 + exp(-m)), computed as softplus(-m) so that large |m| neither overflows nor rounds to 0.
+// One exponential serves the loss and its derivative.
 struct Logistic {
   template <typename T>
   T operator()(T m, T* dl_dm) const {
-    *dl_dm = -1 / (1 + std::exp(m));  // -sigmoid(-m)
-    return std::max(-m, T(0)) + std::log1p(std::exp(-std::abs(m)));
+    const T e = std::exp(-std::abs(m));
+    *dl_dm = -(m >= 0 ? e : T(1)) / (1 + e);  // -sigmoid(-m)
+    return std::max(-m, T(0)) + std::log1p(e);
   }
 };
 
