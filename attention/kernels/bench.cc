@@ -251,9 +251,10 @@ void BM_TokenPasses(benchmark::State& state) {
         const int end = std::min(samples, (t + 1) * chunk);
         for (int b = t * chunk; b < end; ++b) {
           const double* x = tokens.data() + size_t(b) * kRows * kDim;
-          const double* next = b + 1 < end ? x + kRows * kDim : nullptr;
-          TokenDots(x, kRows, kDim, vectors.data(), kCount, dots(t), next);
-          WeightedTokenSums(x, kRows, kDim, dots(t), kCount, sums(t), next);
+          NextSamplePrefetch prefetch(b + 1 < end ? x + kRows * kDim : nullptr,
+                                      kRows * kDim * sizeof(double), /*steps_between=*/0);
+          TokenDots(x, kRows, kDim, vectors.data(), kCount, dots(t), prefetch.first_pass());
+          WeightedTokenSums(x, kRows, kDim, dots(t), kCount, sums(t), prefetch.second_pass());
         }
       }, tbb::static_partitioner());
     });

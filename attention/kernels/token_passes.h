@@ -1,5 +1,5 @@
 // The two passes over one sample's tokens (a rows x dim row-major block) that paper 1's
-// attention makes, each prefetching half of the next sample's tokens.
+// attention makes, each prefetching part of the next sample's tokens.
 //
 // Why: that sample loop is memory-bound. A step streams the whole token tensor (33 MB at
 // n = 1024, T = d = 64) and one core alone gets little DRAM bandwidth; requesting the next
@@ -124,18 +124,55 @@ EIGEN_ALWAYS_INLINE void DotTile(const T* x, const T* v, int dim, int packed, T*
 
 }  // namespace token_passes_internal
 
+// Memory the caller wants in L2 soon (the next sample's tokens, or part of them), prefetched
+// evenly over a pass's inner loop; {} for none.
+struct PrefetchSpan {
+  const void* begin = nullptr;
+  const void* end = nullptr;
+};
+
+// The next sample's tokens, prefetched into L2 while this sample computes: the first half over
+// the first pass, a few lines at each of the caller's steps between the passes (the weights'
+// arithmetic there would otherwise leave the memory idle), the rest over the second pass.
+class NextSamplePrefetch {
+ public:
+  static constexpr int kLinesPerStep = 8;
+
+  // next: nullptr for none. steps_between: how many times the caller calls BetweenPasses().
+  NextSamplePrefetch(const void* next, int64_t bytes, int steps_between) {
+    if (next == nullptr) return;
+    const char* begin = static_cast<const char*>(next);
+    const char* end = begin + bytes;
+    const char* half = begin + bytes / 2 / 64 * 64;
+    first_ = {begin, half};
+    line_ = half;
+    between_end_ = std::min(end, half + int64_t(steps_between) * kLinesPerStep * 64);
+    second_ = {between_end_, end};
+  }
+  PrefetchSpan first_pass() const { return first_; }
+  PrefetchSpan second_pass() const { return second_; }
+  void BetweenPasses() {
+    for (int i = 0; i < kLinesPerStep && line_ < between_end_; ++i, line_ += 64) {
+      __builtin_prefetch(line_, /*read*/ 0, /*to L2*/ 2);
+    }
+  }
+
+ private:
+  PrefetchSpan first_, second_;
+  const char* line_ = nullptr;
+  const char* between_end_ = nullptr;
+};
+
 // dots(c, t) = <tokens row t, vectors row c> for t < rows, c < count; all row-major (each
-// vector's dots are a contiguous row). next: the next sample's tokens (as many) to prefetch,
-// or nullptr.
+// vector's dots are a contiguous row).
 template <typename T>
 void TokenDots(const T* tokens, int rows, int dim, const T* vectors, int count, T* dots,
-               const T* next) {
+               PrefetchSpan prefetch_span = {}) {
   using namespace token_passes_internal;
   constexpr int kRows = 8;
   const int packed = dim / kPacketSize<T> * kPacketSize<T>;
   const int tiles = rows / kRows + rows % kRows;
-  const int64_t half = int64_t(rows) * dim / 2;
-  Prefetcher prefetch(next, next == nullptr ? nullptr : next + half,
+  Prefetcher prefetch(prefetch_span.begin, prefetch_span.end,
                       tiles * ((count + 1) / 2) * (packed / kPacketSize<T>));
   for (int c = 0; c < count; c += 2) {
     const T* v = vectors + int64_t(c) * dim;
@@ -161,17 +198,13 @@ void TokenDots(const T* tokens, int rows, int dim, const T* vectors, int count, 
 }
 
 // sums(c, :) = sum_t weights(c, t) tokens row t, for c < count; all row-major.
-// next: as in TokenDots (the other half of it).
 template <typename T>
 void WeightedTokenSums(const T* tokens, int rows, int dim, const T* weights, int count, T* sums,
-                       const T* next) {
+                       PrefetchSpan prefetch_span = {}) {
   using namespace token_passes_internal;
   constexpr int kBlock = 4 * kPacketSize<T>;
   const int blocks = dim / kBlock + dim % kBlock / kPacketSize<T>;
-  const int64_t half = int64_t(rows) * dim / 2;
-  Prefetcher prefetch(next == nullptr ? nullptr : next + half,
-                      next == nullptr ? nullptr : next + int64_t(rows) * dim,
-                      blocks * ((count + 1) / 2) * rows);
+  Prefetcher prefetch(prefetch_span.begin, prefetch_span.end, blocks * ((count + 1) / 2) * rows);
   for (int c = 0; c < count; c += 2) {
     const T* w = weights + int64_t(c) * rows;
     T* sum = sums + int64_t(c) * dim;

@@ -86,24 +86,31 @@ void PromptAttention<T>::ForwardWithMap(const Matrix<T>& x, int batch, int seq_l
   prompt_vectors_.bottomRows(dv) = v_.value.transpose();
   prompt_dots_.Prepare();
   values_computed_ = false;
-  token_moments_.resize(batch, int64_t(count) * dim_);
-  ParallelFor(ctx, batch, [&](int begin, int end) {
+  value_moments_ = !v_.frozen;
+  const int first_moment = value_moments_ ? 0 : 1, moments = count - first_moment;
+  token_moments_.resize(batch, int64_t(moments) * dim_);
+  ParallelForContiguous(ctx, batch, [&](int begin, int end) {
     for (int b = begin; b < end; ++b) {
       const T* tokens = x.data() + int64_t(b) * seq_len * dim_;
-      const T* next = b + 1 < end ? tokens + int64_t(seq_len) * dim_ : nullptr;
+      NextSamplePrefetch prefetch(b + 1 < end ? tokens + int64_t(seq_len) * dim_ : nullptr,
+                                  int64_t(seq_len) * dim_ * sizeof(T), /*steps_between=*/3);
       // Row 0: X_b (W p); row 1 + j: X_b V[:, j].
       Matrix<T>& dots = prompt_dots_.Local();
       dots.resize(count, seq_len);
-      TokenDots(tokens, seq_len, dim_, prompt_vectors_.data(), count, dots.data(), next);
+      TokenDots(tokens, seq_len, dim_, prompt_vectors_.data(), count, dots.data(),
+                prefetch.first_pass());
       auto a = probs_.sample(b);  // 1 x T
       a = scale_ * dots.row(0);
+      prefetch.BetweenPasses();
       map_->Map(a);
+      prefetch.BetweenPasses();
       out.row(b).noalias() = a * dots.bottomRows(dv).transpose();  // out_b = a_b V_b
       // In place, the moments' weights: a_b, and dL/dscores for dL/da = V_b[:, j].
       dots.row(0) = a;
       for (int j = 1; j < count; ++j) map_->MapBackward(a, dots.row(j));
-      WeightedTokenSums(tokens, seq_len, dim_, dots.data(), count, token_moments_.row(b).data(),
-                        next);
+      prefetch.BetweenPasses();
+      WeightedTokenSums(tokens, seq_len, dim_, dots.row(first_moment).data(), moments,
+                        token_moments_.row(b).data(), prefetch.second_pass());
     }
   }, GrainFor(int64_t(seq_len) * dim_));
 }
@@ -139,23 +146,40 @@ void PromptAttention<T>::Backward(const Tensor<T>& grad_out, Tensor<T>* grad_in,
   }
   // dL/dV = sum_b (X_b^T a_b^T) c_b and dL/d(W p) = scale sum_b sum_j c_bj (the moment j of
   // sample b), from what Forward kept. One pass over the moments on the threads, in blocks of
-  // columns of a fixed width: a block's sums over b run in sample order whatever the thread count.
-  constexpr int kBlock = 16;
-  v_.grad.resize(dim_, value_dim_);
-  Matrix<T> grad_query(1, dim_);
-  ParallelFor(ctx, (dim_ + kBlock - 1) / kBlock, [&](int begin, int end) {
+  // consecutive samples (each a stretch of memory read in order), each block summed into its own
+  // partial; the partials are then summed in block order, so the bits do not depend on the
+  // thread count.
+  constexpr int kSamplesPerBlock = 64;
+  const int batch = static_cast<int>(c.rows()), dv = value_dim_;
+  const int blocks = (batch + kSamplesPerBlock - 1) / kSamplesPerBlock;
+  // A block's partial: dL/d(W p) (before the scale), then dL/dV's columns (unless V is frozen).
+  const int64_t grad_v_size = value_moments_ ? int64_t(dv) * dim_ : 0;
+  const int64_t query_moments = value_moments_ ? dim_ : 0;  // where the query's moments start
+  moment_partials_.resize(blocks, dim_ + grad_v_size);
+  ParallelForContiguous(ctx, blocks, [&](int begin, int end) {
     for (int block = begin; block < end; ++block) {
-      const int k = block * kBlock, width = std::min(kBlock, dim_ - k);
-      v_.grad.middleRows(k, width).noalias() =
-          token_moments_.middleCols(k, width).transpose() * c;
-      auto query_block = grad_query.middleCols(k, width);
-      query_block.setZero();
-      for (int j = 0; j < value_dim_; ++j) {
-        query_block.noalias() +=
-            c.col(j).transpose() * token_moments_.middleCols(int64_t(1 + j) * dim_ + k, width);
+      auto partial = moment_partials_.row(block);
+      partial.setZero();
+      for (int b = block * kSamplesPerBlock; b < std::min(batch, (block + 1) * kSamplesPerBlock);
+           ++b) {
+        const auto moments = token_moments_.row(b);
+        for (int j = 0; j < dv; ++j) {
+          partial.head(dim_) += c(b, j) * moments.segment(query_moments + int64_t(j) * dim_, dim_);
+          if (value_moments_) {
+            partial.segment(dim_ + int64_t(j) * dim_, dim_) += c(b, j) * moments.head(dim_);
+          }
+        }
       }
     }
   });
+  const Matrix<T> sum = moment_partials_.colwise().sum();
+  v_.grad.setZero(dim_, dv);  // a frozen V's stays zero
+  if (value_moments_) {
+    for (int j = 0; j < dv; ++j) {
+      v_.grad.col(j) = sum.middleCols(dim_ + int64_t(j) * dim_, dim_).transpose();
+    }
+  }
+  Matrix<T> grad_query = sum.leftCols(dim_);
   grad_query *= scale_;
   p_.grad.noalias() = w_.value.transpose() * grad_query.transpose();
   w_.grad.noalias() = grad_query.transpose() * p_.value.transpose();

@@ -73,10 +73,13 @@ class PromptAttention : public AttentionLayer<T> {
   // ForwardWithMap: per sample, the dots with (W p) and V's columns, then the moments' weights
   // (row 0: the weights a_b; row 1 + j: dL/dscores for dL/da = V_b[:, j]), in a scratch of
   // each thread's that stays in cache, and the moments X_b^T (those rows): dL/dV and
-  // dL/d(W p) for any dL/dout, without reading X again.
+  // dL/d(W p) for any dL/dout, without reading X again. With V frozen, row 0's moment (it
+  // serves dL/dV only) is skipped.
   Matrix<T> prompt_vectors_;          // (1 + value_dim) x d: (W p)^T and V^T
   PerThread<Matrix<T>> prompt_dots_;  // (1 + value_dim) x T
-  Matrix<T> token_moments_;           // B x ((1 + value_dim) d)
+  bool value_moments_ = true;         // row 0's moment is kept
+  Matrix<T> token_moments_;           // B x ((value_moments_ + value_dim) d)
+  Matrix<T> moment_partials_;         // Backward: per block of samples, its sums of moments
   // BackwardHeads: per sample dL/d(query) (summed in sample order: the same bits at any thread
   // count), dL/dkeys (keys = X) and dL/dvalues.
   Matrix<T> grad_query_rows_, grad_keys_, grad_values_;

@@ -75,6 +75,27 @@ TEST(PromptAttentionTest, BothBackwardPathsAgree) {
   }
 }
 
+// With V frozen (paper 1's fixed v) the token-pass path skips dL/dV's moments: its gradients of
+// p and W are the head-by-head path's, and V's is zero.
+TEST(PromptAttentionTest, FrozenValuesSkipTheirMoments) {
+  auto layer = Make("value_dim: 2 w { init: NORMAL std: 1 } p { init: NORMAL std: 1 } "
+                    "v { init: NORMAL std: 1 frozen: true }",
+                    {70, 6, 5}, 5);
+  Tensor<double> x({70, 6, 5}), out, grad_out({70, 1, 2}), grad_in;
+  x.flat().setRandom();
+  grad_out.flat().setRandom();
+  ExecContext ctx(1);
+  layer->Forward(x, &out, ctx);
+  layer->Backward(grad_out, nullptr, ctx);
+  const std::vector<Parameter<double>*> params = layer->parameters();  // p, w, v
+  const Matrix<double> grad_p = params[0]->grad, grad_w = params[1]->grad;
+  EXPECT_EQ(params[2]->grad, Matrix<double>::Zero(5, 2));
+  layer->Backward(grad_out, &grad_in, ctx);
+  EXPECT_LT((params[0]->grad - grad_p).cwiseAbs().maxCoeff(), 1e-13);
+  EXPECT_LT((params[1]->grad - grad_w).cwiseAbs().maxCoeff(), 1e-13);
+  EXPECT_GT(params[2]->grad.norm(), 0);  // the head-by-head path computes it anyway
+}
+
 // Samples are split over threads (in tasks of about 32K token values): 2 threads give the
 // same bits as 1, on both paths. 300 samples of 8 x 64 make 5 tasks or more.
 TEST(PromptAttentionTest, TwoThreadsGiveTheSameBits) {
@@ -105,7 +126,9 @@ TEST(PromptAttentionTest, TwoThreadsGiveTheSameBits) {
 TEST(PromptAttentionTest, GradientChecks) {
   for (const char* config : {"p { init: NORMAL std: 1 }",
                              "value_dim: 3 w { init: NORMAL std: 1 } p { init: NORMAL std: 1 }",
-                             "scale: 0.3 p { init: NORMAL std: 1 }"}) {
+                             "scale: 0.3 p { init: NORMAL std: 1 }",
+                             "value_dim: 2 p { init: NORMAL std: 1 } v { init: NORMAL std: 1 "
+                             "frozen: true }"}) {
     auto layer = Make(config, {3, 5, 4}, 2);
     Tensor<double> x({3, 5, 4});
     x.flat().setRandom();
