@@ -591,6 +591,10 @@ absl::StatusOr<std::unique_ptr<MetricEvaluator<T>>> CreateMetricEvaluator(
     case MetricSpec::kGradNorm: {
       ASSIGN_OR_RETURN(const Parameter<T>* param,
                        FindParameter(model, spec.grad_norm().param(), "grad_norm.param"));
+      if (param->frozen) {  // layers may skip a frozen parameter's gradient (Parameter::grad)
+        return FieldError("grad_norm.param",
+                          absl::StrCat("'", param->name, "' is frozen: it has no gradient"));
+      }
       return Result(new GradientNormEvaluator<T>(param));
     }
     case MetricSpec::kRatio:  // of other metrics' values: TrialRunner computes it

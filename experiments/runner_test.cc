@@ -414,6 +414,19 @@ TEST_F(RunnerTest, RatiosOfMetricsAtTheStepsBothAreLogged) {
             "loss, p_norm, corr (trial p0=[0, 0] seed=0)");
 }
 
+// A frozen parameter's gradient may be left at zero (the prompt layer skips V's): its norm is
+// refused rather than logged as 0.
+TEST_F(RunnerTest, GradNormOfAFrozenParameterIsRefused) {
+  std::string spec = kSpec;
+  spec.replace(spec.find("metric {"), 0,
+               "metric { name: \"v_grad\" grad_norm { param: \"attention/v\" } }\n");
+  EXPECT_EQ(std::string(Run(spec, "frozen_grad").status().message()),
+            "tiny.textproto:24:37: metric[0].grad_norm.param: 'attention/v' is frozen: it has no "
+            "gradient (trial p0=[0, 0] seed=0)");
+  spec.replace(spec.find("param: \"attention/v\""), 21, "param: \"attention/p\"");
+  EXPECT_TRUE(Run(spec, "p_grad").ok());
+}
+
 TEST_F(RunnerTest, TrainingStepsAreRequired) {
   std::string spec = kSpec;
   spec.replace(spec.find("steps: 20 log_every: 10"), 23, "log_every: 10");
