@@ -5,6 +5,7 @@
 #define ATTNLAB_ATTENTION_KERNELS_PARALLEL_H_
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 
 #include "attention/exec_context.h"
@@ -35,21 +36,31 @@ void ParallelFor(ExecContext& ctx, int n, const Body& body, int grain = 1) {
                     });
 }
 
-// As ParallelFor, but in one contiguous range per thread (at most n / grain ranges), fixed in
-// advance: for a loop that streams its items from memory in order and prefetches the next item
-// as it computes one, where every range end stops the prefetching and every task stolen
-// midway starts a cold stream.
+// As ParallelFor, but in runs of consecutive items handed out in order, largest first: each
+// thread takes the next run of (items left) / (2 threads), at least `grain`, when it is free
+// (OpenMP's guided schedule). For a loop that streams its items from memory and prefetches the
+// next item as it computes one: long runs keep the streams going (a stolen TBB task restarts
+// one cold mid-range), and a thread that starts late (a TBB worker waking takes tens of
+// microseconds) or runs slower takes fewer runs, so both finish within one small run.
 template <typename Body>
-void ParallelForContiguous(ExecContext& ctx, int n, const Body& body, int grain = 1) {
-  const int ranges = std::min(ctx.threads(), n / std::max(grain, 1));
-  if (ranges <= 1) {
+void ParallelForGuided(ExecContext& ctx, int n, const Body& body, int grain = 1) {
+  grain = std::max(grain, 1);
+  const int threads = std::min(ctx.threads(), n / grain);
+  if (threads <= 1) {
     body(0, n);
     return;
   }
   const bool flush_subnormals = FlushesSubnormals();
-  tbb::parallel_for(0, ranges, [&](int r) {
+  std::atomic<int> next{0};
+  tbb::parallel_for(0, threads, [&](int) {
     ScopedSubnormalMode mode(flush_subnormals);
-    body(int(int64_t(n) * r / ranges), int(int64_t(n) * (r + 1) / ranges));
+    int begin = next.load(std::memory_order_relaxed);
+    while (begin < n) {
+      const int size = std::min(n - begin, std::max(grain, (n - begin) / (2 * threads)));
+      if (!next.compare_exchange_weak(begin, begin + size, std::memory_order_relaxed)) continue;
+      body(begin, begin + size);
+      begin = next.load(std::memory_order_relaxed);
+    }
   }, tbb::static_partitioner());
 }
 

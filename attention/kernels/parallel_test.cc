@@ -1,5 +1,5 @@
-// ParallelFor and ParallelForContiguous cover [0, n) with disjoint ranges; the contiguous form
-// makes one range per thread, fixed in advance. (Their subnormal mode: subnormal_mode_test.)
+// ParallelFor and ParallelForGuided cover [0, n) with disjoint ranges; the guided form hands
+// out runs of consecutive items, largest first. (Their subnormal mode: subnormal_mode_test.)
 #include "attention/kernels/parallel.h"
 
 #include <algorithm>
@@ -38,16 +38,22 @@ void ExpectCover(const Ranges& ranges, int n) {
   for (size_t i = 0; i + 1 < ranges.size(); ++i) EXPECT_EQ(ranges[i].second, ranges[i + 1].first);
 }
 
-TEST(ParallelTest, ContiguousMakesOneRangePerThread) {
-  auto contiguous = [](ExecContext& ctx, int n, const auto& body, int grain) {
-    ParallelForContiguous(ctx, n, body, grain);
+// Runs of consecutive items, largest first: (items left) / (2 threads), at least a grain.
+TEST(ParallelTest, GuidedHandsOutShrinkingRuns) {
+  auto guided = [](ExecContext& ctx, int n, const auto& body, int grain) {
+    ParallelForGuided(ctx, n, body, grain);
   };
-  EXPECT_EQ(RangesOf(2, 1025, 1, contiguous), (Ranges{{0, 512}, {512, 1025}}));
-  EXPECT_EQ(RangesOf(3, 10, 1, contiguous), (Ranges{{0, 3}, {3, 6}, {6, 10}}));
-  EXPECT_EQ(RangesOf(1, 1000, 1, contiguous), (Ranges{{0, 1000}}));
+  // Whichever thread takes a run, the runs are the same.
+  EXPECT_EQ(RangesOf(2, 100, 8, guided),
+            (Ranges{{0, 25}, {25, 43}, {43, 57}, {57, 67}, {67, 75}, {75, 83}, {83, 91},
+                    {91, 99}, {99, 100}}));
+  const Ranges runs = RangesOf(2, 1024, 8, guided);
+  ExpectCover(runs, 1024);
+  EXPECT_EQ(runs.front(), (std::pair<int, int>{0, 256}));
+  EXPECT_LE(runs.size(), 24u);
+  EXPECT_EQ(RangesOf(1, 1000, 1, guided), (Ranges{{0, 1000}}));
   // Fewer than 2 grains: the calling thread alone.
-  EXPECT_EQ(RangesOf(2, 15, 8, contiguous), (Ranges{{0, 15}}));
-  EXPECT_EQ(RangesOf(2, 16, 8, contiguous), (Ranges{{0, 8}, {8, 16}}));
+  EXPECT_EQ(RangesOf(2, 15, 8, guided), (Ranges{{0, 15}}));
 }
 
 TEST(ParallelTest, ParallelForCoversTheItems) {

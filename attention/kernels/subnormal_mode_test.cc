@@ -50,7 +50,7 @@ TEST(SubnormalModeTest, FlushesResultsAndInputsThenRestores) {
   EXPECT_GT(TinyProduct(), 0.0f);
 }
 
-// Runs ParallelFor (or ParallelForContiguous) over enough items that the arena's second thread
+// Runs ParallelFor (or ParallelForGuided) over enough items that the arena's second thread
 // takes some; returns each item's TinyProduct and counts the items run off the calling thread.
 std::vector<float> TinyProductsInParallel(bool contiguous, int* off_caller) {
   ExecContext ctx(1, /*threads=*/2);
@@ -67,7 +67,7 @@ std::vector<float> TinyProductsInParallel(bool contiguous, int* off_caller) {
     }
   };
   if (contiguous) {
-    ParallelForContiguous(ctx, n, body);
+    ParallelForGuided(ctx, n, body);
   } else {
     ParallelFor(ctx, n, body);
   }
@@ -81,7 +81,7 @@ TEST(SubnormalModeTest, ParallelForRunsTasksInTheCallersMode) {
   arena.execute([&] {
     for (bool flush : {true, false}) {
       for (bool contiguous : {false, true}) {
-        SCOPED_TRACE(contiguous ? "ParallelForContiguous" : "ParallelFor");
+        SCOPED_TRACE(contiguous ? "ParallelForGuided" : "ParallelFor");
         // Leave the workers in the other mode first, as a library that sets it and never
         // restores would.
         tbb::parallel_for(0, 64, [&](int) {

@@ -89,7 +89,7 @@ void PromptAttention<T>::ForwardWithMap(const Matrix<T>& x, int batch, int seq_l
   value_moments_ = !v_.frozen;
   const int first_moment = value_moments_ ? 0 : 1, moments = count - first_moment;
   token_moments_.resize(batch, int64_t(moments) * dim_);
-  ParallelForContiguous(ctx, batch, [&](int begin, int end) {
+  ParallelForGuided(ctx, batch, [&](int begin, int end) {
     for (int b = begin; b < end; ++b) {
       const T* tokens = x.data() + int64_t(b) * seq_len * dim_;
       NextSamplePrefetch prefetch(b + 1 < end ? tokens + int64_t(seq_len) * dim_ : nullptr,
@@ -156,7 +156,7 @@ void PromptAttention<T>::Backward(const Tensor<T>& grad_out, Tensor<T>* grad_in,
   const int64_t grad_v_size = value_moments_ ? int64_t(dv) * dim_ : 0;
   const int64_t query_moments = value_moments_ ? dim_ : 0;  // where the query's moments start
   moment_partials_.resize(blocks, dim_ + grad_v_size);
-  ParallelForContiguous(ctx, blocks, [&](int begin, int end) {
+  ParallelForGuided(ctx, blocks, [&](int begin, int end) {
     for (int block = begin; block < end; ++block) {
       auto partial = moment_partials_.row(block);
       partial.setZero();
