@@ -52,7 +52,7 @@ TEST(SubnormalModeTest, FlushesResultsAndInputsThenRestores) {
 
 // Runs ParallelFor (or ParallelForGuided) over enough items that the arena's second thread
 // takes some; returns each item's TinyProduct and counts the items run off the calling thread.
-std::vector<float> TinyProductsInParallel(bool contiguous, int* off_caller) {
+std::vector<float> TinyProductsInParallel(bool guided, int* off_caller) {
   ExecContext ctx(1, /*threads=*/2);
   const int n = 2000;
   std::vector<float> values(n, -1.0f);
@@ -66,7 +66,7 @@ std::vector<float> TinyProductsInParallel(bool contiguous, int* off_caller) {
       }  // long enough a task that the worker joins
     }
   };
-  if (contiguous) {
+  if (guided) {
     ParallelForGuided(ctx, n, body);
   } else {
     ParallelFor(ctx, n, body);
@@ -75,37 +75,42 @@ std::vector<float> TinyProductsInParallel(bool contiguous, int* off_caller) {
   return values;
 }
 
-TEST(SubnormalModeTest, ParallelForRunsTasksInTheCallersMode) {
+void ExpectTasksInTheCallersMode(bool guided) {
   ScopedSubnormalMode restored_after(false);  // the loops below may leave this thread changed
   tbb::task_arena arena(2);
   arena.execute([&] {
     for (bool flush : {true, false}) {
-      for (bool contiguous : {false, true}) {
-        SCOPED_TRACE(contiguous ? "ParallelForGuided" : "ParallelFor");
-        // Leave the workers in the other mode first, as a library that sets it and never
-        // restores would.
-        tbb::parallel_for(0, 64, [&](int) {
-          _mm_setcsr(flush ? _mm_getcsr() & ~0x8040u : _mm_getcsr() | 0x8040u);
-          for (volatile int spin = 0; spin < 20000; spin = spin + 1) {
-          }
-        });
-        ScopedSubnormalMode mode(flush);
-        // Until the second thread has taken items (on a loaded machine it may join late).
-        int off_caller = 0;
-        for (int attempt = 0; attempt < 1000 && off_caller == 0; ++attempt) {
-          const std::vector<float> values = TinyProductsInParallel(contiguous, &off_caller);
-          for (size_t i = 0; i < values.size(); ++i) {
-            if (flush) {
-              ASSERT_EQ(values[i], 0.0f) << "item " << i;
-            } else {
-              ASSERT_GT(values[i], 0.0f) << "item " << i;
-            }
+      // Leave the workers in the other mode first, as a library that sets it and never
+      // restores would.
+      tbb::parallel_for(0, 64, [&](int) {
+        _mm_setcsr(flush ? _mm_getcsr() & ~0x8040u : _mm_getcsr() | 0x8040u);
+        for (volatile int spin = 0; spin < 20000; spin = spin + 1) {
+        }
+      });
+      ScopedSubnormalMode mode(flush);
+      // Until the second thread has taken items (on a loaded machine it may join late).
+      int off_caller = 0;
+      for (int attempt = 0; attempt < 1000 && off_caller == 0; ++attempt) {
+        const std::vector<float> values = TinyProductsInParallel(guided, &off_caller);
+        for (size_t i = 0; i < values.size(); ++i) {
+          if (flush) {
+            ASSERT_EQ(values[i], 0.0f) << "item " << i;
+          } else {
+            ASSERT_GT(values[i], 0.0f) << "item " << i;
           }
         }
-        EXPECT_GT(off_caller, 0) << "the second thread took no items: nothing was tested";
       }
+      EXPECT_GT(off_caller, 0) << "the second thread took no items: nothing was tested";
     }
   });
+}
+
+TEST(SubnormalModeTest, ParallelForRunsTasksInTheCallersMode) {
+  ExpectTasksInTheCallersMode(/*guided=*/false);
+}
+
+TEST(SubnormalModeTest, ParallelForGuidedRunsTasksInTheCallersMode) {
+  ExpectTasksInTheCallersMode(/*guided=*/true);
 }
 
 #else

@@ -57,43 +57,30 @@ TEST(PromptAttentionTest, ScaleMultipliesTheScores) {
 }
 
 // The token-pass path (Backward without dL/dX) and the head-by-head path (with it) give the
-// same parameter gradients.
+// same parameter gradients. With V frozen (paper 1's fixed v) the token-pass path skips dL/dV's
+// moments and leaves V's gradient zero; the head-by-head path computes it anyway.
 TEST(PromptAttentionTest, BothBackwardPathsAgree) {
-  auto layer = Make("value_dim: 3 w { init: NORMAL std: 1 } p { init: NORMAL std: 1 }",
-                    {4, 6, 5}, 3);
-  Tensor<double> x({4, 6, 5}), out, grad_out({4, 1, 3}), grad_in;
-  x.flat().setRandom();
-  grad_out.flat().setRandom();
-  ExecContext ctx(1);
-  layer->Forward(x, &out, ctx);
-  layer->Backward(grad_out, nullptr, ctx);
-  std::vector<Matrix<double>> fast;
-  for (Parameter<double>* p : layer->parameters()) fast.push_back(p->grad);
-  layer->Backward(grad_out, &grad_in, ctx);
-  for (size_t i = 0; i < fast.size(); ++i) {
-    EXPECT_LT((layer->parameters()[i]->grad - fast[i]).cwiseAbs().maxCoeff(), 1e-13) << i;
+  for (bool frozen_v : {false, true}) {
+    SCOPED_TRACE(frozen_v ? "V frozen" : "V trained");
+    std::string config = "value_dim: 3 w { init: NORMAL std: 1 } p { init: NORMAL std: 1 }";
+    if (frozen_v) config += " v { init: NORMAL std: 1 frozen: true }";
+    auto layer = Make(config, {70, 6, 5}, 3);
+    Tensor<double> x({70, 6, 5}), out, grad_out({70, 1, 3}), grad_in;
+    x.flat().setRandom();
+    grad_out.flat().setRandom();
+    ExecContext ctx(1);
+    layer->Forward(x, &out, ctx);
+    layer->Backward(grad_out, nullptr, ctx);
+    const std::vector<Parameter<double>*> params = layer->parameters();  // p, w, v
+    std::vector<Matrix<double>> fast;
+    for (Parameter<double>* p : params) fast.push_back(p->grad);
+    if (frozen_v) EXPECT_EQ(fast[2], Matrix<double>::Zero(5, 3));
+    layer->Backward(grad_out, &grad_in, ctx);
+    for (size_t i = 0; i < (frozen_v ? 2 : params.size()); ++i) {
+      EXPECT_LT((params[i]->grad - fast[i]).cwiseAbs().maxCoeff(), 1e-13) << i;
+    }
+    EXPECT_GT(params[2]->grad.norm(), 0);
   }
-}
-
-// With V frozen (paper 1's fixed v) the token-pass path skips dL/dV's moments: its gradients of
-// p and W are the head-by-head path's, and V's is zero.
-TEST(PromptAttentionTest, FrozenValuesSkipTheirMoments) {
-  auto layer = Make("value_dim: 2 w { init: NORMAL std: 1 } p { init: NORMAL std: 1 } "
-                    "v { init: NORMAL std: 1 frozen: true }",
-                    {70, 6, 5}, 5);
-  Tensor<double> x({70, 6, 5}), out, grad_out({70, 1, 2}), grad_in;
-  x.flat().setRandom();
-  grad_out.flat().setRandom();
-  ExecContext ctx(1);
-  layer->Forward(x, &out, ctx);
-  layer->Backward(grad_out, nullptr, ctx);
-  const std::vector<Parameter<double>*> params = layer->parameters();  // p, w, v
-  const Matrix<double> grad_p = params[0]->grad, grad_w = params[1]->grad;
-  EXPECT_EQ(params[2]->grad, Matrix<double>::Zero(5, 2));
-  layer->Backward(grad_out, &grad_in, ctx);
-  EXPECT_LT((params[0]->grad - grad_p).cwiseAbs().maxCoeff(), 1e-13);
-  EXPECT_LT((params[1]->grad - grad_w).cwiseAbs().maxCoeff(), 1e-13);
-  EXPECT_GT(params[2]->grad.norm(), 0);  // the head-by-head path computes it anyway
 }
 
 // Samples are split over threads (in tasks of about 32K token values): 2 threads give the
