@@ -9,6 +9,8 @@ spec="$PWD/experiments/testdata/long_trial.textproto"
 cd "$TEST_TMPDIR" || exit 1
 "$run" --spec="$spec" --out=clean --threads=1 > /dev/null 2>&1 || { echo "clean run failed"; exit 1; }
 clean_metrics=$(ls clean/*/metrics.csv)
+# The trial's checkpoint: .<trial id>.<code key>.checkpoint.
+checkpoint_of() { compgen -G "$1/.$(basename "$(dirname "$clean_metrics")").*.checkpoint"; }
 
 # Two kills at different points, then a run to the end (with 2 threads: results do not depend
 # on the thread count).
@@ -16,15 +18,14 @@ for attempt in 1 2; do
   "$run" --spec="$spec" --out=killed --threads=1 > /dev/null 2>"killed$attempt.err" &
   pid=$!
   for _ in $(seq 1 400); do
-    [[ -e killed/.$(basename "$(dirname "$clean_metrics")").checkpoint ]] && break
+    checkpoint_of killed > /dev/null && break
     sleep 0.01
   done
   sleep 0.$((3 * attempt))
   kill -KILL $pid
   wait $pid 2>/dev/null
 done
-checkpoint=killed/.$(basename "$(dirname "$clean_metrics")").checkpoint
-[[ -e $checkpoint ]] || { echo "no checkpoint after the kills"; ls -a killed; exit 1; }
+checkpoint=$(checkpoint_of killed) || { echo "no checkpoint after the kills"; ls -a killed; exit 1; }
 ls killed/*/metrics.csv > /dev/null 2>&1 && { echo "the trial finished before it was killed"; exit 1; }
 "$run" --spec="$spec" --out=killed --threads=2 > /dev/null 2> resumed.err || {
   echo "resumed run failed"; cat resumed.err; exit 1; }

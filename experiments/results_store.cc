@@ -36,6 +36,15 @@ std::string CsvField(const std::string& field) {
 std::string FormatValue(double value) { return absl::StrFormat("%.17g", value); }
 
 constexpr char kManifest[] = "manifest.tsv";
+constexpr char kProvenance[] = "provenance.tsv";
+
+std::string ProvenanceText(const CodeVersion& code, const std::vector<DataFile>& data) {
+  std::string text = CodeVersionLines(code);
+  for (const DataFile& file : data) {
+    absl::StrAppend(&text, "data\t", file.path, "\t", file.size, "\t", file.hash, "\n");
+  }
+  return text;
+}
 
 }  // namespace
 
@@ -107,7 +116,28 @@ absl::StatusOr<std::optional<TrialResult>> ResultsStore::Load(const std::string&
   if (!metrics.ok()) return metrics.status();
   absl::StatusOr<TrialResult> result = ParseMetricsCsv(*metrics, dir + "/metrics.csv");
   if (!result.ok()) return result.status();
+  result->code = StoredCode(id).value_or(CodeVersion());
   return std::optional<TrialResult>(std::move(*result));
+}
+
+std::optional<CodeVersion> ResultsStore::StoredCode(const std::string& id) const {
+  const std::string dir = TrialDir(id);
+  if (!Exists(dir + "/" + kManifest)) return std::nullopt;
+  absl::StatusOr<std::string> provenance = ReadFile(dir + "/" + kProvenance);
+  return provenance.ok() ? ParseCodeVersionLines(*provenance) : CodeVersion();
+}
+
+absl::Status ResultsStore::Supersede(const std::string& id) const {
+  const std::optional<CodeVersion> code = StoredCode(id);
+  const std::string key = code.has_value() && !code->source.empty() ? code->Key() : "unknown";
+  const std::string aside = absl::StrCat(dir_, "/superseded");
+  if (absl::Status s = MakeDirectories(aside); !s.ok()) return s;
+  std::string target = absl::StrCat(aside, "/", id, ".", key);
+  for (int n = 2; Exists(target); ++n) target = absl::StrCat(aside, "/", id, ".", key, ".", n);
+  if (rename(TrialDir(id).c_str(), target.c_str()) != 0) {
+    return ErrnoError("cannot move " + TrialDir(id) + " to " + target);
+  }
+  return absl::OkStatus();
 }
 
 StoreLock::~StoreLock() { close(fd_); }  // releases the flock
@@ -185,7 +215,9 @@ absl::Status ResultsStore::Save(const Trial& trial, const TrialResult& result) c
 absl::Status ResultsStore::WriteTrialFiles(const Trial& trial, const TrialResult& result,
                                            const std::string& dir) const {
   std::vector<std::pair<std::string, std::string>> files = {
-      {"spec.textproto", PrintSpec(trial.spec)}, {"metrics.csv", MetricsCsv(result)}};
+      {"spec.textproto", PrintSpec(trial.spec)},
+      {"metrics.csv", MetricsCsv(result)},
+      {kProvenance, ProvenanceText(code_, trial.data)}};
   for (const auto& [name, array] : result.arrays) {
     files.emplace_back(absl::StrCat(name, ".npy"), NpyBytes(array));
   }
@@ -210,7 +242,7 @@ absl::Status ResultsStore::WriteSummary(const std::vector<std::string>& sweep_co
   for (const std::string& column : sweep_columns) absl::StrAppend(&csv, ",", CsvField(column));
   absl::StrAppend(&csv, ",status");
   for (const std::string& metric : metric_names) absl::StrAppend(&csv, ",", CsvField(metric));
-  csv += "\n";
+  csv += ",code,commit\n";
   for (size_t i = 0; i < trials.size(); ++i) {
     absl::StrAppend(&csv, trials[i].id);
     for (const auto& label : trials[i].labels) absl::StrAppend(&csv, ",", CsvField(label.second));
@@ -219,9 +251,13 @@ absl::Status ResultsStore::WriteSummary(const std::vector<std::string>& sweep_co
       for (const std::string& metric : metric_names) {
         absl::StrAppend(&csv, ",", FormatValue(results[i]->Final(metric)));
       }
+      const CodeVersion& code = results[i]->code;
+      absl::StrAppend(&csv, ",", code.source.empty() ? "unknown" : code.Key(), ",",
+                      code.commit.empty() ? "unknown" : code.commit);
     } else {
       absl::StrAppend(&csv, ",", CsvField("failed: " + errors[i]));
       for (size_t m = 0; m < metric_names.size(); ++m) csv += ",";
+      absl::StrAppend(&csv, ",", code_.Key(), ",", code_.commit);
     }
     csv += "\n";
   }

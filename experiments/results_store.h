@@ -4,11 +4,16 @@
 //   DIR/summary.csv               one row per trial: id, swept values, status, final metrics
 //   DIR/<trial id>/metrics.csv    step,metric,value
 //   DIR/<trial id>/spec.textproto the resolved spec of the trial
+//   DIR/<trial id>/provenance.tsv the code that ran it (code_version.h) and the data files it
+//                                 read (canonical path, size, content hash)
 //   DIR/<trial id>/params/*.npy   the parameters at the report steps (steps.npy), stacked
 //   DIR/<trial id>/solutions/<metric>/*.npy   what a metric solved, at the same steps
 //   DIR/<trial id>/manifest.tsv   size and FNV-1a hash of every other file, written last: a
 //                                 trial whose files do not match it is rerun
-//   DIR/.<trial id>.checkpoint    an unfinished trial's checkpoint (see TrialRunner::Run)
+//   DIR/.<trial id>.<code key>.checkpoint  an unfinished trial's checkpoint (TrialRunner::Run),
+//                                 resumed only by the same code
+//   DIR/superseded/<trial id>.<code key>/  a finished trial of other code that --reuse=rerun
+//                                 ran again
 #ifndef ATTNLAB_EXPERIMENTS_RESULTS_STORE_H_
 #define ATTNLAB_EXPERIMENTS_RESULTS_STORE_H_
 
@@ -21,6 +26,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "experiments/code_version.h"
 #include "experiments/sweep.h"
 #include "experiments/trial_runner.h"
 
@@ -45,12 +51,23 @@ class StoreLock {
 
 class ResultsStore {
  public:
-  explicit ResultsStore(std::string dir) : dir_(std::move(dir)) {}
+  // `code`: the code of the trials this process runs, recorded beside each.
+  ResultsStore(std::string dir, CodeVersion code) : dir_(std::move(dir)), code_(std::move(code)) {}
 
   const std::string& dir() const { return dir_; }
   std::string TrialDir(const std::string& id) const { return dir_ + "/" + id; }
-  // Where an unfinished trial keeps its checkpoint; Save removes it.
-  std::string CheckpointPath(const std::string& id) const { return dir_ + "/." + id + ".checkpoint"; }
+  // Where an unfinished trial of this code keeps its checkpoint; Save removes it.
+  std::string CheckpointPath(const std::string& id) const {
+    return dir_ + "/." + id + "." + code_.Key() + ".checkpoint";
+  }
+
+  // The code recorded for a finished trial (empty fields when it was stored before records
+  // were kept), or nullopt when the store has no finished trial `id`.
+  std::optional<CodeVersion> StoredCode(const std::string& id) const;
+
+  // Moves a finished trial aside, to DIR/superseded/<id>.<its code key>, so that it can run
+  // again without its result being lost.
+  absl::Status Supersede(const std::string& id) const;
 
   // The finished result of a trial, or nullopt if it has none. A trial directory whose files
   // do not match its manifest (changed or cut short outside attnlab, or written before
@@ -75,7 +92,8 @@ class ResultsStore {
   // left on device").
   absl::Status Save(const Trial& trial, const TrialResult& result) const;
 
-  // summary.csv: trial, the sweep columns, status, then the final value of each metric.
+  // summary.csv: trial, the sweep columns, status, the final value of each metric, then the
+  // code key and commit of the code that produced the result.
   // `results[i]` belongs to `trials[i]`; a missing result is a failed trial with `errors[i]`.
   absl::Status WriteSummary(const std::vector<std::string>& sweep_columns,
                             const std::vector<std::string>& metric_names,
@@ -89,6 +107,7 @@ class ResultsStore {
                                const std::string& dir) const;
 
   std::string dir_;
+  CodeVersion code_;
 };
 
 }  // namespace attnlab

@@ -21,6 +21,7 @@
 #include "experiments/interrupt.h"
 #include "experiments/runner.h"
 #include "experiments/sweep.h"
+#include "experiments/this_build.h"
 #include "experiments/user_paths.h"
 
 ABSL_FLAG(std::string, spec, "",
@@ -42,6 +43,10 @@ ABSL_FLAG(int, threads, 0,
           "Thread budget: trials run side by side, and leftover threads split batches inside "
           "trials. 0: every core of this machine (under mpirun: the cores divided among the "
           "ranks on it).");
+ABSL_FLAG(std::string, reuse, "same",
+          "A finished trial in --out that other code ran (other sources, compiler, flags, "
+          "libraries or CPU): same = refuse, naming both codes; rerun = run it again (the old "
+          "result moves to <out>/superseded/); any = take it as it is.");
 ABSL_FLAG(bool, dry_run, false, "Only check the spec: parse it and build every trial.");
 ABSL_FLAG(double, progress_seconds, 30,
           "When stderr is not a terminal (a log file, a batch job): a progress line every this "
@@ -92,7 +97,7 @@ int Main(int argc, char** argv) {
   const Cluster& cluster = Cluster::Get();
   absl::SetProgramUsageMessage(
       "Runs an attnlab experiment spec.\n  run --spec=FILE [--out=DIR] [--threads=N] "
-      "[--dry_run] [--list_plugins]");
+      "[--reuse=same|rerun|any] [--dry_run] [--list_plugins]");
   absl::ParseCommandLine(argc, argv);
   if (absl::GetFlag(FLAGS_list_plugins)) {
     ListPlugins(LayerRegistry<double>());
@@ -141,6 +146,13 @@ int Main(int argc, char** argv) {
     }
   }
   RunOptions options;
+  options.code = ThisBuild();
+  if (absl::StatusOr<Reuse> reuse = ParseReuse(absl::GetFlag(FLAGS_reuse)); reuse.ok()) {
+    options.reuse = *reuse;
+  } else {
+    std::fprintf(stderr, "%s\n", std::string(reuse.status().message()).c_str());
+    return 2;
+  }
   options.threads = absl::GetFlag(FLAGS_threads) > 0 ? absl::GetFlag(FLAGS_threads) : DefaultThreads();
   options.cluster = &cluster;
   options.dry_run = absl::GetFlag(FLAGS_dry_run);
@@ -163,8 +175,11 @@ int Main(int argc, char** argv) {
   }
   if (!result.ok()) {
     std::fprintf(stderr, "%s\n", std::string(result.status().message()).c_str());
-    // Bad input (a spec error or a missing data file) is 2; a failure while running is 1.
-    const bool bad_input = absl::IsInvalidArgument(result.status()) || absl::IsNotFound(result.status());
+    // Bad input (a spec error, a missing data file, a store of other code's results) is 2; a
+    // failure while running is 1.
+    const bool bad_input = absl::IsInvalidArgument(result.status()) ||
+                           absl::IsNotFound(result.status()) ||
+                           absl::IsFailedPrecondition(result.status());
     return bad_input ? 2 : 1;
   }
   if (options.dry_run) {

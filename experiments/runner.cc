@@ -99,7 +99,43 @@ absl::Status ValidateSweepColumns(const ExperimentSpec& spec,
   return absl::OkStatus();
 }
 
+// The trials whose finished result in the store came from other code.
+std::vector<int> OtherCodeTrials(const ResultsStore& store, const std::vector<Trial>& trials,
+                                 const CodeVersion& code) {
+  std::vector<int> other;
+  for (size_t i = 0; i < trials.size(); ++i) {
+    const std::optional<CodeVersion> stored = store.StoredCode(trials[i].id);
+    if (stored.has_value() && (stored->source.empty() || stored->Key() != code.Key())) {
+      other.push_back(static_cast<int>(i));
+    }
+  }
+  return other;
+}
+
+absl::Status OtherCodeError(const ResultsStore& store, const std::vector<Trial>& trials,
+                            const std::vector<int>& other, const CodeVersion& code) {
+  const Trial& first = trials[other[0]];
+  const CodeVersion stored = store.StoredCode(first.id).value_or(CodeVersion());
+  const std::string theirs =
+      stored.source.empty() ? "code this store did not record (a result from before attnlab "
+                              "kept provenance)"
+                            : stored.Describe();
+  return absl::FailedPreconditionError(absl::StrCat(
+      "--out=", store.dir(), ": ", other.size(), " finished trial(s) there were run by other "
+      "code: trial ", first.id, " (", TrialLabel(first), ") by ", theirs, "; this binary is ",
+      code.Describe(), ". --reuse=any takes such results as they are, --reuse=rerun runs them "
+      "again (the old results move to ", store.dir(), "/superseded/), or give another --out"));
+}
+
 }  // namespace
+
+absl::StatusOr<Reuse> ParseReuse(absl::string_view flag) {
+  if (flag == "same") return Reuse::kSameCode;
+  if (flag == "rerun") return Reuse::kRerun;
+  if (flag == "any") return Reuse::kAnyCode;
+  return absl::InvalidArgumentError(
+      absl::StrCat("--reuse=", flag, ": expected same, rerun or any"));
+}
 
 absl::StatusOr<ExperimentResult> RunExperiment(const ParsedSpec& parsed,
                                                const RunOptions& options) {
@@ -137,6 +173,14 @@ absl::StatusOr<ExperimentResult> RunExperiment(const ParsedSpec& parsed,
       return SpecError(locator, s);
     }
   }
+  // The data each trial reads joins its id (every file exists: the dry run read it).
+  for (Trial& trial : out.trials) {
+    absl::StatusOr<std::vector<DataFile>> data =
+        FingerprintDataFiles(DataFilePaths(trial.spec, parsed.directory));
+    if (!data.ok()) return data.status();
+    trial.data = std::move(*data);
+    trial.id = TrialId(trial.spec, trial.data);
+  }
   out.notes.assign(notes.begin(), notes.end());
   if (options.progress) {
     for (const std::string& note : out.notes) std::fprintf(stderr, "note: %s\n", note.c_str());
@@ -145,7 +189,12 @@ absl::StatusOr<ExperimentResult> RunExperiment(const ParsedSpec& parsed,
 
   const Cluster* cluster = options.cluster;
   const int rank = cluster ? cluster->rank() : 0, ranks = cluster ? cluster->size() : 1;
-  const ResultsStore store(options.out_dir);
+  const ResultsStore store(options.out_dir, options.code);
+  // Finished trials of other code: every rank reads the same store and decides alike.
+  std::vector<int> other_code = OtherCodeTrials(store, out.trials, options.code);
+  if (!other_code.empty() && options.reuse == Reuse::kSameCode) {
+    return OtherCodeError(store, out.trials, other_code, options.code);
+  }
   std::unique_ptr<StoreLock> lock;  // rank 0 holds the store for all ranks of this run
   if (rank == 0) {
     absl::StatusOr<std::unique_ptr<StoreLock>> locked = store.Lock([&](const std::string& line) {
@@ -157,6 +206,16 @@ absl::StatusOr<ExperimentResult> RunExperiment(const ParsedSpec& parsed,
     }
     lock = std::move(*locked);
     RETURN_IF_ERROR(store.RemoveStaleTemporaries());
+    if (options.reuse == Reuse::kRerun) {
+      for (int i : other_code) {
+        RETURN_IF_ERROR(store.Supersede(out.trials[i].id));
+        if (options.progress) {
+          std::fprintf(stderr, "note: trial %s was run by other code; running it again (the old "
+                       "result is in %s/superseded/)\n", out.trials[i].id.c_str(),
+                       options.out_dir.c_str());
+        }
+      }
+    }
   }
   if (cluster) cluster->Barrier();  // no rank writes before the clean-up
 
@@ -231,6 +290,7 @@ absl::StatusOr<ExperimentResult> RunExperiment(const ParsedSpec& parsed,
           return;
         }
         out.results[i] = std::move(*result);
+        out.results[i]->code = options.code;
         const int64_t resumed = out.results[i]->resumed_at_step;
         board.Finish(i, label,
                      absl::StrFormat("done, loss %.6g%s", out.results[i]->Final("loss"),

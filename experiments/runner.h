@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "experiments/code_version.h"
 #include "experiments/results_store.h"
 #include "experiments/spec_loader.h"
 #include "experiments/sweep.h"
@@ -16,6 +17,17 @@
 namespace attnlab {
 
 class Cluster;
+
+// What a run does with a finished trial in its store that other code produced (another
+// CodeVersion::Key: other sources, compiler, flags, libraries or CPU).
+enum class Reuse {
+  kSameCode,  // refuse to run, naming both codes (the default)
+  kRerun,     // run it again; the old result moves to DIR/superseded/
+  kAnyCode,   // take it as it is (its own code stays in its record and in summary.csv)
+};
+
+// The --reuse flag's values: "same" (kSameCode), "rerun", "any"; InvalidArgument otherwise.
+absl::StatusOr<Reuse> ParseReuse(absl::string_view flag);
 
 struct RunOptions {
   // Where the results store lives (see results_store.h). With MPI, a directory every rank sees.
@@ -31,6 +43,9 @@ struct RunOptions {
   // Progress on stderr; when stderr is not a terminal, a status line every progress_seconds.
   bool progress = true;
   double progress_seconds = 30;
+  // The code this process runs (ThisBuild() in the programs), recorded beside every trial.
+  CodeVersion code = UnversionedBuild();
+  Reuse reuse = Reuse::kSameCode;
   // Asked before every step (may be empty): true stops the run; running trials write a
   // checkpoint, trials not started stay so, and RunExperiment returns Cancelled.
   std::function<bool()> stop;
@@ -51,10 +66,12 @@ struct ExperimentResult {
   int failed = 0;
 };
 
-// A spec error is InvalidArgument "file:line:column: field: message", before any trial runs. A
+// A spec error is InvalidArgument "file:line:column: field: message", before any trial runs; a
+// finished trial of other code under Reuse::kSameCode is FailedPrecondition "--out=DIR: ...". A
 // trial that fails at run time does not stop the others; it is reported in the result and in
 // summary.csv. Finished trials found in the store are not rerun. Every trial's result depends
-// only on its resolved spec: the same with any thread count or number of ranks.
+// only on its resolved spec, its data and the code: the same with any thread count or number
+// of ranks.
 absl::StatusOr<ExperimentResult> RunExperiment(const ParsedSpec& parsed,
                                                const RunOptions& options);
 

@@ -96,7 +96,7 @@ TEST_F(RunnerTest, WritesTheOutputContract) {
   EXPECT_EQ(result->failed, 0);
   const std::string dir = ::testing::TempDir() + "/contract";
   const std::string summary = Read(dir + "/summary.csv");
-  EXPECT_EQ(summary.substr(0, summary.find('\n')), "trial,p0,seed,status,loss,corr");
+  EXPECT_EQ(summary.substr(0, summary.find('\n')), "trial,p0,seed,status,loss,corr,code,commit");
   const std::string& id = result->trials[1].id;
   EXPECT_NE(summary.find(id + ",\"[1, 0]\",0,ok,"), std::string::npos) << summary;
   const std::string metrics = Read(dir + "/" + id + "/metrics.csv");

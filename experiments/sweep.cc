@@ -23,13 +23,15 @@ int AxisSize(const SweepSpec::Axis& axis) {
   return axis.point_size() > 0 ? axis.point_size() : axis.value_size();
 }
 
-// Only what decides the trial's result enters the id.
-std::string TrialId(const ExperimentSpec& resolved) {
-  return absl::StrFormat("%012x",
-                         Fnv1a(PrintSpec(ResultDeterminingSpec(resolved))) & 0xffffffffffffull);
-}
-
 }  // namespace
+
+// What decides the trial's result: the spec and its data files, each by its canonical path
+// (the same relative path seen from another folder is another file) and its content.
+std::string TrialId(const ExperimentSpec& resolved, const std::vector<DataFile>& data) {
+  std::string text = PrintSpec(ResultDeterminingSpec(resolved));
+  for (const DataFile& file : data) absl::StrAppend(&text, "data ", file.path, " ", file.hash, "\n");
+  return absl::StrFormat("%012x", Fnv1a(text) & 0xffffffffffffull);
+}
 
 namespace {
 
@@ -171,7 +173,7 @@ absl::StatusOr<std::vector<Trial>> ExpandSweep(const ExperimentSpec& spec) {
       Trial trial = point;
       trial.spec.mutable_training()->set_seed(seed);
       trial.labels.emplace_back("seed", absl::StrCat(seed));
-      trial.id = TrialId(trial.spec);
+      trial.id = TrialId(trial.spec, {});
       if (auto [it, fresh] = index_of_id.emplace(trial.id, trials.size()); !fresh) {
         return FieldError("sweep", absl::StrCat("trials ", TrialLabel(trials[it->second]),
                                                 " and ", TrialLabel(trial),

@@ -9,19 +9,25 @@
 
 #include "absl/status/statusor.h"
 #include "experiments/experiment.pb.h"
+#include "experiments/trial_data.h"
 
 namespace attnlab {
 
 struct Trial {
   // Content address: 12 hex digits of a hash of the resolved spec's ResultDeterminingSpec
-  // (spec_loader.h). Equal specs, equal ids, so a
-  // rerun, or another spec sharing the trial, finds it finished.
+  // (spec_loader.h) and of its data files' canonical paths and contents (TrialId). Equal specs
+  // on equal data, equal ids, so a rerun, or another spec sharing the trial, finds it finished.
   std::string id;
   // The spec with this trial's values applied, training.seed set, and no sweep.
   ExperimentSpec spec;
   // (column name, value label) for each axis, then ("seed", seed).
   std::vector<std::pair<std::string, std::string>> labels;
+  // The files it reads (set by the runner, which knows the spec's directory).
+  std::vector<DataFile> data;
 };
+
+// The id of a resolved spec reading `data`: the spec alone when it reads no file.
+std::string TrialId(const ExperimentSpec& resolved, const std::vector<DataFile>& data);
 
 // The most trials one spec may expand to.
 constexpr uint64_t kMaxTrials = 100000;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "experiments/code_version.h"
 #include "experiments/experiment.pb.h"
 #include "experiments/npy.h"
 
@@ -34,6 +35,9 @@ struct TrialResult {
   // parameters), "solutions/<metric>/steps" and "solutions/<metric>/<array>" (what a metric
   // solved, MetricEvaluator::Arrays), each stacked along a leading axis of snapshots.
   NpyArrays arrays;
+  // The code that produced it: the store's record for a reused trial (empty fields for one
+  // stored before attnlab kept records), else the running binary's.
+  CodeVersion code;
 };
 
 struct Progress {

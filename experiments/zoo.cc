@@ -107,6 +107,8 @@ absl::StatusOr<std::vector<ZooCell>> RunZoo(const ZooSpec& zoo, const std::strin
       run.threads = options.threads;
       run.progress = options.progress;
       run.stop = options.stop;
+      run.code = options.code;
+      run.reuse = options.reuse;
       absl::StatusOr<ExperimentResult> result = RunExperiment(parsed, run);
       if (absl::IsCancelled(result.status())) return result.status();
       for (const std::string& metric : task.metric()) {

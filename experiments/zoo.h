@@ -31,6 +31,8 @@ struct ZooOptions {
   int64_t steps = 0;
   bool progress = true;
   std::function<bool()> stop;
+  CodeVersion code = UnversionedBuild();
+  Reuse reuse = Reuse::kSameCode;
 };
 
 // `zoo_path`: the zoo spec's file, for its tasks' relative paths. A zoo spec error (a task's

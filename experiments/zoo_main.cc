@@ -7,6 +7,7 @@
 #include "absl/flags/parse.h"
 #include "absl/strings/str_split.h"
 #include "experiments/interrupt.h"
+#include "experiments/this_build.h"
 #include "experiments/user_paths.h"
 #include "experiments/zoo.h"
 #include "google/protobuf/text_format.h"
@@ -17,6 +18,8 @@ ABSL_FLAG(std::string, default_zoo, "", "The zoo spec when --zoo is not given (s
 ABSL_FLAG(std::string, out, "attnlab_results/zoo", "Results directory: a store per task and mechanism, and zoo.csv.");
 ABSL_FLAG(int, threads, 2, "Threads.");
 ABSL_FLAG(int64_t, steps, 0, "> 0: every task trains this many steps (a quick look).");
+ABSL_FLAG(std::string, reuse, "same",
+          "Finished trials of other code in --out: same (refuse), rerun or any (take them).");
 ABSL_FLAG(std::string, mechanisms, "", "Comma-separated mechanisms (default: the zoo spec's, or every registered one).");
 
 namespace attnlab {
@@ -57,6 +60,13 @@ int Main(int argc, char** argv) {
     }
   }
   ZooOptions options;
+  options.code = ThisBuild();
+  if (absl::StatusOr<Reuse> reuse = ParseReuse(absl::GetFlag(FLAGS_reuse)); reuse.ok()) {
+    options.reuse = *reuse;
+  } else {
+    std::fprintf(stderr, "%s\n", std::string(reuse.status().message()).c_str());
+    return 2;
+  }
   options.out_dir = ResolveUserPath(absl::GetFlag(FLAGS_out));
   options.threads = absl::GetFlag(FLAGS_threads);
   options.steps = absl::GetFlag(FLAGS_steps);

@@ -1,0 +1,82 @@
+#include "experiments/code_version.h"
+
+#include <cpuid.h>
+
+#include <cstring>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
+#include "attention/base/files.h"
+
+namespace attnlab {
+namespace {
+
+// The fields in provenance.tsv order, with their keys.
+std::vector<std::pair<const char*, std::string CodeVersion::*>> Fields() {
+  return {{"code_source", &CodeVersion::source},       {"code_commit", &CodeVersion::commit},
+          {"code_tree", &CodeVersion::tree},           {"code_compiler", &CodeVersion::compiler},
+          {"code_flags", &CodeVersion::flags},         {"code_libraries", &CodeVersion::libraries},
+          {"code_machine", &CodeVersion::machine}};
+}
+
+}  // namespace
+
+std::string CodeVersion::Key() const {
+  const std::string decisive =
+      absl::StrCat(source, "\n", compiler, "\n", flags, "\n", libraries, "\n", machine);
+  return absl::StrFormat("%012x", Fnv1a(decisive) & 0xffffffffffffull);
+}
+
+std::string CodeVersion::ShortCommit() const {
+  return absl::StrCat("commit ", commit.substr(0, 7), tree == "dirty" ? "+dirty" : "");
+}
+
+std::string CodeVersion::Describe() const {
+  return absl::StrCat("code ", Key(), " (", ShortCommit(), ", source ", source, ", compiler ",
+                      compiler, ", ", flags, ", ", machine, ")");
+}
+
+CodeVersion UnversionedBuild() {
+  CodeVersion version;
+  version.source = version.commit = version.tree = version.compiler = version.flags =
+      version.libraries = "unversioned";
+  version.machine = CurrentMachine();
+  return version;
+}
+
+std::string CurrentMachine() {
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  if (!__get_cpuid(0, &a, &b, &c, &d)) return "unknown CPU";
+  char vendor[13] = {};
+  std::memcpy(vendor, &b, 4);
+  std::memcpy(vendor + 4, &d, 4);
+  std::memcpy(vendor + 8, &c, 4);
+  __get_cpuid(1, &a, &b, &c, &d);
+  unsigned family = (a >> 8) & 0xf, model = (a >> 4) & 0xf;
+  if (family == 0xf) family += (a >> 20) & 0xff;
+  if (family == 0x6 || family >= 0xf) model += ((a >> 16) & 0xf) << 4;
+  return absl::StrCat(vendor, " family ", family, " model ", model);
+}
+
+std::string CodeVersionLines(const CodeVersion& version) {
+  std::string lines;
+  for (const auto& [key, field] : Fields()) absl::StrAppend(&lines, key, "\t", version.*field, "\n");
+  return lines;
+}
+
+CodeVersion ParseCodeVersionLines(absl::string_view text) {
+  CodeVersion version;
+  for (absl::string_view line : absl::StrSplit(text, '\n', absl::SkipEmpty())) {
+    const std::pair<absl::string_view, absl::string_view> kv =
+        absl::StrSplit(line, absl::MaxSplits('\t', 1));
+    for (const auto& [key, field] : Fields()) {
+      if (kv.first == key) version.*field = std::string(kv.second);
+    }
+  }
+  return version;
+}
+
+}  // namespace attnlab

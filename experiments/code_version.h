@@ -1,0 +1,51 @@
+// The code a trial ran: what, besides its spec and data, decides its result. A results store
+// records it beside every trial (provenance.tsv), and a run reuses a finished trial only when
+// its code is this binary's (README, "Reusing results").
+#ifndef ATTNLAB_EXPERIMENTS_CODE_VERSION_H_
+#define ATTNLAB_EXPERIMENTS_CODE_VERSION_H_
+
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+
+namespace attnlab {
+
+struct CodeVersion {
+  // A hash of every source file of the trial code, with its targets' copts and defines.
+  std::string source;
+  // The git commit it was built at, and "clean", "dirty" (uncommitted changes, which `source`
+  // covers) or "unknown" (no git).
+  std::string commit;
+  std::string tree;
+  std::string compiler;
+  // Compilation mode and --copt / --cxxopt flags.
+  std::string flags;
+  // Debian versions of the libraries whose code runs in a trial (Eigen, oneDNN, libxsmm, ...).
+  std::string libraries;
+  // The CPU the trial ran on (vendor, family, model): -march=native and the GEMM libraries'
+  // run-time dispatch pick its kernels, whose float rounding differs.
+  std::string machine;
+
+  // 12 hex digits of a hash of everything above but the commit and tree (the source hash
+  // covers what they would say): equal keys, equal results for equal specs and data.
+  std::string Key() const;
+  // One line: "code 3fa2c1d07e9b (commit 360dff7, source 1a2b..., g++ 12.2.0, ...)".
+  std::string Describe() const;
+  // "commit 360dff7" or "commit 360dff7+dirty".
+  std::string ShortCommit() const;
+};
+
+// A build whose code version is not known (tests): every field says so.
+CodeVersion UnversionedBuild();
+
+// "AuthenticAMD family 25 model 17 stepping 1", from cpuid.
+std::string CurrentMachine();
+
+// provenance.tsv lines ("key\tvalue") and back; unknown keys are kept out, missing ones empty.
+std::string CodeVersionLines(const CodeVersion& version);
+CodeVersion ParseCodeVersionLines(absl::string_view text);
+
+}  // namespace attnlab
+
+#endif  // ATTNLAB_EXPERIMENTS_CODE_VERSION_H_
