@@ -31,11 +31,12 @@ std::string CodeVersion::Key() const {
 }
 
 std::string CodeVersion::ShortCommit() const {
-  return absl::StrCat("commit ", commit.substr(0, 7), tree == "dirty" ? "+dirty" : "");
+  if (commit.empty()) return "unknown";
+  return absl::StrCat(commit.substr(0, 7), tree == "dirty" ? "+dirty" : "");
 }
 
 std::string CodeVersion::Describe() const {
-  return absl::StrCat("code ", Key(), " (", ShortCommit(), ", source ", source, ", compiler ",
+  return absl::StrCat("code ", Key(), " (commit ", ShortCommit(), ", source ", source, ", compiler ",
                       compiler, ", ", flags, ", ", machine, ")");
 }
 

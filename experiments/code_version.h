@@ -32,7 +32,7 @@ struct CodeVersion {
   std::string Key() const;
   // One line: "code 3fa2c1d07e9b (commit 360dff7, source 1a2b..., g++ 12.2.0, ...)".
   std::string Describe() const;
-  // "commit 360dff7" or "commit 360dff7+dirty".
+  // "360dff7", "360dff7+dirty" (built with uncommitted changes), or "unknown".
   std::string ShortCommit() const;
 };
 

@@ -1,0 +1,265 @@
+#include "experiments/reproduction/check.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "attention/base/status_macros.h"
+#include "experiments/statistics.h"
+
+namespace attnlab {
+namespace {
+
+const std::string* Label(const Trial& trial, absl::string_view axis) {
+  for (const auto& [name, value] : trial.labels) {
+    if (name == axis) return &value;
+  }
+  return nullptr;
+}
+
+// The trials of `run` whose labels pass every filter "axis=a|b".
+absl::StatusOr<std::vector<size_t>> Select(const RunOutcome& run,
+                                           const google::protobuf::RepeatedPtrField<std::string>& where,
+                                           const std::string& field) {
+  std::vector<size_t> selected;
+  for (size_t i = 0; i < run.trials.size(); ++i) selected.push_back(i);
+  for (const std::string& filter : where) {
+    const size_t eq = filter.find('=');
+    if (eq == std::string::npos) {
+      return absl::InvalidArgumentError(absl::StrCat(field, ": '", filter, "': expected AXIS=LABEL|LABEL..."));
+    }
+    const std::string axis = filter.substr(0, eq);
+    const std::vector<std::string> labels = absl::StrSplit(filter.substr(eq + 1), '|');
+    if (!run.trials.empty() && Label(run.trials[0], axis) == nullptr) {
+      std::vector<std::string> axes;
+      for (const auto& label : run.trials[0].labels) axes.push_back(label.first);
+      return absl::InvalidArgumentError(absl::StrCat(field, ": run ", run.name, " has no axis '",
+                                                     axis, "'; its axes: ", absl::StrJoin(axes, ", ")));
+    }
+    std::vector<size_t> kept;
+    for (size_t i : selected) {
+      const std::string* label = Label(run.trials[i], axis);
+      if (std::find(labels.begin(), labels.end(), *label) != labels.end()) kept.push_back(i);
+    }
+    selected = std::move(kept);
+  }
+  if (selected.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(field, ": no trial of run ", run.name,
+                                                   " matches ", absl::StrJoin(where, ", ")));
+  }
+  return selected;
+}
+
+std::string StepText(const Quantity& q) {
+  return q.has_step() ? absl::StrCat(" at step ", q.step()) : "";
+}
+
+absl::StatusOr<double> ValueOf(const Quantity& q, const RunOutcome& run, size_t i,
+                               const std::string& field) {
+  const Trial& trial = run.trials[i];
+  if (q.kind_case() == Quantity::kAxis) {
+    const std::string* label = Label(trial, q.axis());
+    double value;
+    if (label == nullptr || !absl::SimpleAtod(*label, &value)) {
+      return absl::InvalidArgumentError(absl::StrCat(field, ": axis '", q.axis(), "' of run ",
+                                                     run.name, " has no numeric label"));
+    }
+    return value;
+  }
+  if (q.kind_case() != Quantity::kMetric) {
+    return absl::InvalidArgumentError(absl::StrCat(field, ": give a metric or an axis"));
+  }
+  const TrialResult& result = *run.results[i];
+  bool known = false, logged = false;
+  for (const MetricPoint& point : result.points) {
+    if (point.metric != q.metric()) continue;
+    known = true;
+    logged = logged || !q.has_step() || point.step == q.step();
+  }
+  if (!known || !logged) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        field, ": run ", run.name, " has no metric '", q.metric(), "'", known ? StepText(q) : "",
+        known ? " (not a logged step)" : ""));
+  }
+  return q.has_step() ? result.At(q.step(), q.metric()) : result.Final(q.metric());
+}
+
+std::string AggregateName(Check::Aggregate aggregate) {
+  switch (aggregate) {
+    case Check::MIN: return "least";
+    case Check::MAX: return "largest";
+    case Check::SPEARMAN: return "Spearman";
+    default: return "mean";
+  }
+}
+
+std::string OpText(Threshold::Op op) {
+  switch (op) {
+    case Threshold::GE: return ">=";
+    case Threshold::LT: return "<";
+    case Threshold::LE: return "<=";
+    default: return ">";
+  }
+}
+
+bool Passes(const Threshold& threshold, const CheckOutcome& outcome, Check::Aggregate own) {
+  const Check::Aggregate aggregate = threshold.has_aggregate() ? threshold.aggregate() : own;
+  double value = aggregate == Check::MEAN ? outcome.mean
+                 : aggregate == Check::MIN ? outcome.min
+                 : aggregate == Check::MAX ? outcome.max
+                                           : outcome.value;
+  const bool above = threshold.op() == Threshold::GT || threshold.op() == Threshold::GE;
+  if (aggregate == Check::MEAN) value += (above ? -1 : 1) * threshold.margin_sd() * outcome.stddev;
+  if (std::isnan(value)) return false;
+  switch (threshold.op()) {
+    case Threshold::GE: return value >= threshold.value();
+    case Threshold::LT: return value < threshold.value();
+    case Threshold::LE: return value <= threshold.value();
+    default: return value > threshold.value();
+  }
+}
+
+std::string RuleText(const Threshold& threshold, Check::Aggregate own) {
+  const Check::Aggregate aggregate = threshold.has_aggregate() ? threshold.aggregate() : own;
+  std::string lhs = aggregate == own ? "" : AggregateName(aggregate) + " ";
+  if (aggregate == Check::MEAN && threshold.margin_sd() != 0) {
+    lhs = absl::StrFormat("mean %s %g sd ",
+                          threshold.op() == Threshold::GT || threshold.op() == Threshold::GE ? "-"
+                                                                                             : "+",
+                          threshold.margin_sd());
+  }
+  return absl::StrCat(lhs, OpText(threshold.op()), " ", absl::StrFormat("%g", threshold.value()));
+}
+
+}  // namespace
+
+std::string CheckOutcome::Number() const {
+  if (!evaluated()) return "n/a";
+  switch (aggregate) {
+    case Check::SPEARMAN:
+      return absl::StrFormat("%.3f (Spearman over %d trials)", value, trials);
+    case Check::MIN:
+    case Check::MAX:
+      return trials == 1 ? absl::StrFormat("%.6g (1 trial)", value)
+                         : absl::StrFormat("%.6g (%s of %d; range %.6g to %.6g)", value,
+                                           AggregateName(aggregate), trials, min, max);
+    default:
+      return trials == 1 ? absl::StrFormat("%.6g (1 trial)", value)
+                         : absl::StrFormat("%.6g +- %.2g (mean +- sd of %d)", mean, stddev, trials);
+  }
+}
+
+absl::StatusOr<CheckOutcome> EvaluateCheck(const Check& check, const RunOutcomes& runs) {
+  CheckOutcome outcome;
+  outcome.name = check.name();
+  outcome.aggregate = check.aggregate();
+  outcome.rule = RuleText(check.reproduced(), check.aggregate());
+  if (check.has_partly()) {
+    absl::StrAppend(&outcome.rule, "; partly: ", RuleText(check.partly(), check.aggregate()));
+  }
+  auto find = [&](const std::string& name, const std::string& field) -> absl::StatusOr<const RunOutcome*> {
+    auto it = runs.find(name);
+    if (it == runs.end()) {
+      return absl::InvalidArgumentError(absl::StrCat(field, ": no run named '", name, "'"));
+    }
+    return &it->second;
+  };
+  ASSIGN_OR_RETURN(const RunOutcome* run, find(check.run(), "run"));
+  const RunOutcome* baseline = nullptr;
+  if (check.has_minus()) {
+    ASSIGN_OR_RETURN(baseline, find(check.minus().run().empty() ? check.run() : check.minus().run(),
+                                    "minus.run"));
+  }
+  for (const RunOutcome* used : {run, baseline}) {
+    if (used == nullptr) continue;
+    outcome.specs.insert(absl::StrCat(used->name, ":", used->spec_hash));
+    if (!used->status.ok()) {
+      outcome.error = absl::StrCat("run ", used->name, " did not run: ", used->status.message());
+      return outcome;
+    }
+  }
+  ASSIGN_OR_RETURN(const std::vector<size_t> selected, Select(*run, check.where(), "where"));
+  std::vector<size_t> baseline_trials;
+  if (baseline != nullptr) {
+    ASSIGN_OR_RETURN(baseline_trials, Select(*baseline, check.minus().where(), "minus.where"));
+  }
+  auto failed = [&](const RunOutcome& of, size_t i) {
+    return absl::StrCat("trial ", of.trials[i].id, " (", TrialLabel(of.trials[i]), ") of run ",
+                        of.name, " failed: ", i < of.errors.size() ? of.errors[i] : "");
+  };
+  std::vector<double> values, versus;
+  for (size_t i : selected) {
+    if (!run->results[i].has_value()) {
+      outcome.error = failed(*run, i);
+      return outcome;
+    }
+    outcome.commits.insert(run->results[i]->code.ShortCommit());
+    ASSIGN_OR_RETURN(double value, ValueOf(check.value(), *run, i, "value"));
+    switch (check.relative_case()) {
+      case Check::kOver: {
+        ASSIGN_OR_RETURN(const double over, ValueOf(check.over(), *run, i, "over"));
+        value /= over;
+        break;
+      }
+      case Check::kLess: {
+        ASSIGN_OR_RETURN(const double less, ValueOf(check.less(), *run, i, "less"));
+        value -= less;
+        break;
+      }
+      case Check::kMinus: {
+        const std::string* seed = Label(run->trials[i], "seed");
+        std::vector<size_t> pair;
+        for (size_t b : baseline_trials) {
+          if (*Label(baseline->trials[b], "seed") == *seed) pair.push_back(b);
+        }
+        if (pair.size() != 1) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              "minus: ", pair.size(), " trials of run ", baseline->name, " have seed ", *seed,
+              " (", TrialLabel(run->trials[i]), " needs exactly one to pair with)"));
+        }
+        if (!baseline->results[pair[0]].has_value()) {
+          outcome.error = failed(*baseline, pair[0]);
+          return outcome;
+        }
+        outcome.commits.insert(baseline->results[pair[0]]->code.ShortCommit());
+        ASSIGN_OR_RETURN(const double base, ValueOf(check.value(), *baseline, pair[0], "minus"));
+        value -= base;
+        break;
+      }
+      default:
+        break;
+    }
+    values.push_back(value);
+    if (check.aggregate() == Check::SPEARMAN) {
+      if (!check.has_versus()) {
+        return absl::InvalidArgumentError("versus: SPEARMAN needs the other variable");
+      }
+      ASSIGN_OR_RETURN(const double x, ValueOf(check.versus(), *run, i, "versus"));
+      versus.push_back(x);
+    }
+  }
+  outcome.trials = static_cast<int>(values.size());
+  const MeanAndSpread summary = Summarize(values);
+  outcome.mean = summary.mean;
+  outcome.stddev = summary.stddev;
+  outcome.min = *std::min_element(values.begin(), values.end());
+  outcome.max = *std::max_element(values.begin(), values.end());
+  switch (check.aggregate()) {
+    case Check::MIN: outcome.value = outcome.min; break;
+    case Check::MAX: outcome.value = outcome.max; break;
+    case Check::SPEARMAN: outcome.value = SpearmanCorrelation(versus, values); break;
+    default: outcome.value = outcome.mean; break;
+  }
+  if (Passes(check.reproduced(), outcome, check.aggregate())) {
+    outcome.level = Level::kReproduced;
+  } else if (check.has_partly() && Passes(check.partly(), outcome, check.aggregate())) {
+    outcome.level = Level::kPartly;
+  }
+  return outcome;
+}
+
+}  // namespace attnlab

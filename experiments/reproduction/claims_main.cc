@@ -1,0 +1,155 @@
+// tools/bazel run //experiments:claims [-- --paper=N] [-- --quick]: every paper's claims
+// judged from runs of this code. Writes CLAIMS.md and claims.csv (with --quick:
+// claims_quick.csv) beside each claims file, and prints each paper's tally.
+//
+// Exit status: 0 done (claims whose data are not on this machine are "not evaluated"); 1 a
+// trial failed, results could not be written, or --check_quick found a changed verdict;
+// 2 bad flags or claims file, or a store of other code's results under --reuse=same;
+// 130 interrupted.
+#include <cstdio>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "attention/base/files.h"
+#include "experiments/interrupt.h"
+#include "experiments/reproduction/claims_report.h"
+#include "experiments/reproduction/claims_runner.h"
+#include "experiments/this_build.h"
+#include "experiments/user_paths.h"
+
+ABSL_FLAG(std::string, claims,
+          "experiments/max_margin/claims.textproto,experiments/qk_spectrum/claims.textproto,"
+          "experiments/sparse_selection/claims.textproto,experiments/rpc_robustness/claims.textproto",
+          "Comma-separated claims files (relative to the workspace).");
+ABSL_FLAG(int, paper, 0, "Only the claims file of this paper number (0: all).");
+ABSL_FLAG(bool, quick, false,
+          "Shortened runs on small data (each run's quick_set), in minutes: writes "
+          "claims_quick.csv instead of CLAIMS.md and claims.csv.");
+ABSL_FLAG(bool, check_quick, false,
+          "With --quick: compare the verdicts with the committed claims_quick.csv and exit 1 "
+          "when one changed.");
+ABSL_FLAG(bool, write, true, "Write the outputs beside each claims file.");
+ABSL_FLAG(std::string, out, "attnlab_results/claims",
+          "Where the runs' results stores live (a relative path resolves against the directory "
+          "`bazel run` was started from).");
+ABSL_FLAG(int, threads, 0, "Thread budget (0: every core).");
+ABSL_FLAG(std::string, reuse, "rerun",
+          "A finished trial that other code ran: rerun (default; the old result moves to the "
+          "store's superseded/), same (refuse), any (take it as it is).");
+
+namespace attnlab {
+namespace {
+
+int Main(int argc, char** argv) {
+  absl::SetProgramUsageMessage(
+      "Judges the papers' claims from runs of this code.\n  claims [--paper=N] [--quick] "
+      "[--check_quick] [--write=false] [--out=DIR] [--threads=N] [--reuse=rerun|same|any]");
+  absl::ParseCommandLine(argc, argv);
+  if (absl::GetFlag(FLAGS_threads) < 0) {
+    std::fprintf(stderr, "--threads=%d: must be >= 0\n", absl::GetFlag(FLAGS_threads));
+    return 2;
+  }
+  if (absl::GetFlag(FLAGS_check_quick) && !absl::GetFlag(FLAGS_quick)) {
+    std::fprintf(stderr, "--check_quick: needs --quick\n");
+    return 2;
+  }
+  ClaimsOptions options;
+  absl::StatusOr<Reuse> reuse = ParseReuse(absl::GetFlag(FLAGS_reuse));
+  if (!reuse.ok()) {
+    std::fprintf(stderr, "%s\n", std::string(reuse.status().message()).c_str());
+    return 2;
+  }
+  options.reuse = *reuse;
+  options.code = ThisBuild();
+  options.quick = absl::GetFlag(FLAGS_quick);
+  options.out_dir = ResolveUserPath(absl::GetFlag(FLAGS_out));
+  options.threads = absl::GetFlag(FLAGS_threads) > 0
+                        ? absl::GetFlag(FLAGS_threads)
+                        : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  CatchInterrupts();
+  options.stop = [] { return InterruptSignal() != 0; };
+
+  std::vector<ClaimsFileText> files;
+  for (absl::string_view name : absl::StrSplit(absl::GetFlag(FLAGS_claims), ',', absl::SkipEmpty())) {
+    absl::StatusOr<ClaimsFileText> file = ReadClaimsFile(ResolveWorkspacePath(std::string(name)));
+    if (!file.ok()) {
+      std::fprintf(stderr, "%s\n", std::string(file.status().message()).c_str());
+      return 2;
+    }
+    if (absl::GetFlag(FLAGS_paper) == 0 || file->file.number() == absl::GetFlag(FLAGS_paper)) {
+      files.push_back(std::move(*file));
+    }
+  }
+  if (files.empty()) {
+    std::fprintf(stderr, "--paper=%d: no claims file declares this number\n", absl::GetFlag(FLAGS_paper));
+    return 2;
+  }
+  int status = 0;
+  std::vector<std::string> tallies;
+  for (const ClaimsFileText& file : files) {
+    absl::StatusOr<PaperOutcome> paper = RunClaims(file, options);
+    if (absl::IsCancelled(paper.status())) {
+      std::fprintf(stderr, "%s\n", std::string(paper.status().message()).c_str());
+      return 130;
+    }
+    if (!paper.ok()) {
+      std::fprintf(stderr, "%s\n", std::string(paper.status().message()).c_str());
+      const bool bad_input = absl::IsInvalidArgument(paper.status()) ||
+                             absl::IsFailedPrecondition(paper.status());
+      return bad_input ? 2 : 1;
+    }
+    for (const auto& [name, run] : paper->runs) {
+      for (const std::string& error : run.errors) status = error.empty() ? status : 1;
+    }
+    const std::string dir = DirectoryOf(file.path);
+    std::vector<std::pair<std::string, std::string>> outputs;
+    if (options.quick) {
+      outputs.emplace_back(dir + "/claims_quick.csv", QuickVerdictsCsv(*paper));
+    } else {
+      outputs.emplace_back(dir + "/CLAIMS.md", ClaimsMarkdown(*paper));
+      outputs.emplace_back(dir + "/claims.csv", ClaimsCsv(*paper));
+    }
+    if (absl::GetFlag(FLAGS_check_quick)) {
+      absl::StatusOr<std::string> expected = ReadFile(dir + "/claims_quick.csv");
+      if (!expected.ok()) {
+        std::fprintf(stderr, "%s/claims_quick.csv: %s\n", dir.c_str(),
+                     std::string(expected.status().message()).c_str());
+        return 1;
+      }
+      const std::vector<std::string> changes = QuickVerdictChanges(*paper, *expected);
+      for (const std::string& change : changes) {
+        std::fprintf(stderr, "paper %d, quick verdict changed: %s\n", file.file.number(), change.c_str());
+      }
+      if (!changes.empty()) status = 1;
+    }
+    if (absl::GetFlag(FLAGS_write)) {
+      for (const auto& [path, text] : outputs) {
+        if (absl::Status s = WriteFileAtomically(path, text); !s.ok()) {
+          std::fprintf(stderr, "%s\n", std::string(s.message()).c_str());
+          return 1;
+        }
+        std::fprintf(stderr, "claims: wrote %s\n", path.c_str());
+      }
+    }
+    const std::string text = ClaimsSummary(*paper);
+    tallies.push_back(text.substr(0, text.find('\n') + 1));
+    std::fputs(text.c_str(), stdout);
+    std::fflush(stdout);
+  }
+  if (files.size() > 1) {
+    std::fputs("\n", stdout);
+    for (const std::string& tally : tallies) std::fputs(tally.c_str(), stdout);
+  }
+  return status;
+}
+
+}  // namespace
+}  // namespace attnlab
+
+int main(int argc, char** argv) { return attnlab::Main(argc, argv); }

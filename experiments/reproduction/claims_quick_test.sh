@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# claims_quick_test.sh PAPER: the paper's quick claims (shortened runs on the repository's
+# fixtures) give the verdicts committed in its claims_quick.csv.
+set -u
+paper=$1
+"$PWD/experiments/claims" --paper="$paper" --quick --check_quick --write=false \
+  --out="$TEST_TMPDIR/claims" --threads=2 --reuse=same 2> "$TEST_TMPDIR/stderr"
+status=$?
+grep -v "^\[" "$TEST_TMPDIR/stderr" | tail -20
+exit $status

@@ -1,0 +1,156 @@
+#include "experiments/reproduction/claims_runner.h"
+
+#include <cstdio>
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "attention/base/files.h"
+#include "experiments/field_path.h"
+#include "experiments/first_parse_error.h"
+#include "experiments/spec_loader.h"
+#include "experiments/sweep.h"
+#include "google/protobuf/text_format.h"
+
+namespace attnlab {
+namespace {
+
+using ParseInfoTree = google::protobuf::TextFormat::ParseInfoTree;
+
+std::vector<int> Lines(const ParseInfoTree& tree, const ClaimsFile& file, const char* field_name) {
+  const auto* field = ClaimsFile::descriptor()->FindFieldByName(field_name);
+  std::vector<int> lines;
+  const int count = file.GetReflection()->FieldSize(file, field);
+  for (int i = 0; i < count; ++i) lines.push_back(tree.GetLocation(field, i).line + 1);
+  return lines;
+}
+
+// Applies "FIELD=VALUE" overrides; an error names the run and the override.
+absl::Status Override(ExperimentSpec* spec, const google::protobuf::RepeatedPtrField<std::string>& sets,
+                      const std::string& where, const char* field) {
+  for (int i = 0; i < sets.size(); ++i) {
+    const std::string& assignment = sets[i];
+    const size_t eq = assignment.find('=');
+    absl::Status status =
+        eq == std::string::npos
+            ? absl::InvalidArgumentError("expected FIELD=VALUE")
+            : SetFieldFromText(spec, assignment.substr(0, eq), assignment.substr(eq + 1));
+    if (status.ok()) status = CheckNotSwept(*spec, assignment.substr(0, eq));
+    if (!status.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(where, field, "[", i, "] '", assignment, "': ", status.message()));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<ClaimsFileText> ReadClaimsFile(const std::string& path) {
+  absl::StatusOr<std::string> text = ReadFile(path);
+  if (!text.ok()) {
+    return absl::NotFoundError(absl::StrCat(path, ": cannot read claims file (",
+                                            text.status().message(), ")"));
+  }
+  ClaimsFileText out;
+  out.path = path;
+  ParseInfoTree tree;
+  google::protobuf::TextFormat::Parser parser;
+  FirstParseError errors;
+  parser.RecordErrorsTo(&errors);
+  parser.WriteLocationsTo(&tree);
+  if (!parser.ParseFromString(*text, &out.file)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ":", errors.line(), ":", errors.column(), ": ", errors.message()));
+  }
+  out.claim_line = Lines(tree, out.file, "claim");
+  out.run_line = Lines(tree, out.file, "run");
+  if (out.file.number() < 1) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ":1: number: the paper's number (>= 1) is missing"));
+  }
+  std::set<std::string> names;
+  for (int r = 0; r < out.file.run_size(); ++r) {
+    const ClaimRun& run = out.file.run(r);
+    const std::string where = absl::StrCat(path, ":", out.run_line[r], ": run ", run.name(), ": ");
+    if (run.name().empty()) return absl::InvalidArgumentError(where + "name: missing");
+    if (run.spec().empty()) return absl::InvalidArgumentError(where + "spec: missing");
+    if (!names.insert(run.name()).second) {
+      return absl::InvalidArgumentError(where + "name: another run has this name");
+    }
+  }
+  std::set<std::string> ids;
+  for (int c = 0; c < out.file.claim_size(); ++c) {
+    const Claim& claim = out.file.claim(c);
+    const std::string where = absl::StrCat(path, ":", out.claim_line[c], ": claim ", claim.id(), ": ");
+    if (claim.id().empty()) return absl::InvalidArgumentError(where + "id: missing");
+    if (claim.words().empty()) return absl::InvalidArgumentError(where + "words: missing");
+    if (!ids.insert(claim.id()).second) {
+      return absl::InvalidArgumentError(where + "id: another claim has this id");
+    }
+  }
+  return out;
+}
+
+absl::StatusOr<PaperOutcome> RunClaims(const ClaimsFileText& claims, const ClaimsOptions& options) {
+  PaperOutcome paper;
+  paper.claims = claims;
+  paper.code = options.code;
+  paper.quick = options.quick;
+  const ClaimsFile& file = claims.file;
+  for (int r = 0; r < file.run_size(); ++r) {
+    const ClaimRun& run = file.run(r);
+    const std::string where = absl::StrCat(claims.path, ":", claims.run_line[r], ": run ", run.name(), ": ");
+    const std::string spec_path = run.spec()[0] == '/' ? run.spec()
+                                                       : DirectoryOf(claims.path) + "/" + run.spec();
+    absl::StatusOr<ParsedSpec> parsed = ReadSpecFile(spec_path);
+    if (!parsed.ok()) return absl::InvalidArgumentError(absl::StrCat(where, parsed.status().message()));
+    if (absl::Status s = Override(&parsed->spec, run.set(), where, "set"); !s.ok()) return s;
+    if (options.quick) {
+      if (absl::Status s = Override(&parsed->spec, run.quick_set(), where, "quick_set"); !s.ok()) return s;
+    }
+    RunOutcome& outcome = paper.runs[run.name()];
+    outcome.name = run.name();
+    outcome.spec_hash = absl::StrFormat(
+        "%012x", Fnv1a(PrintSpec(ResultDeterminingSpec(parsed->spec))) & 0xffffffffffffull);
+    const ExperimentSpec& spec = parsed->spec;
+    RunOptions run_options;
+    run_options.out_dir = absl::StrCat(options.out_dir, options.quick ? "/quick/" : "/",
+                                       !spec.store().empty() ? spec.store() : spec.name());
+    run_options.threads = options.threads;
+    run_options.progress = options.progress;
+    run_options.code = options.code;
+    run_options.reuse = options.reuse;
+    run_options.stop = options.stop;
+    if (options.progress) {
+      std::fprintf(stderr, "claims: paper %d, run %s (%s)\n", file.number(), run.name().c_str(),
+                   spec_path.c_str());
+    }
+    absl::StatusOr<ExperimentResult> result = RunExperiment(*parsed, run_options);
+    if (absl::IsCancelled(result.status())) return result.status();
+    if (absl::IsNotFound(result.status())) {  // its data are not on this machine
+      outcome.status = result.status();
+      if (options.progress) {
+        std::fprintf(stderr, "claims: run %s not run: %s\n", run.name().c_str(),
+                     std::string(result.status().message()).c_str());
+      }
+      continue;
+    }
+    if (!result.ok()) {
+      return absl::Status(result.status().code(), absl::StrCat(where, result.status().message()));
+    }
+    outcome.trials = std::move(result->trials);
+    outcome.results = std::move(result->results);
+    outcome.errors = std::move(result->errors);
+  }
+  for (int c = 0; c < file.claim_size(); ++c) {
+    absl::StatusOr<ClaimOutcome> outcome = JudgeClaim(file.claim(c), paper.runs);
+    if (!outcome.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(claims.path, ":", claims.claim_line[c], ": ", outcome.status().message()));
+    }
+    paper.outcomes.push_back(std::move(*outcome));
+  }
+  return paper;
+}
+
+}  // namespace attnlab

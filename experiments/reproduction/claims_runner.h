@@ -1,0 +1,58 @@
+// Reading a paper's claims file, running (or reusing) its runs, and judging its claims.
+#ifndef ATTNLAB_EXPERIMENTS_REPRODUCTION_CLAIMS_RUNNER_H_
+#define ATTNLAB_EXPERIMENTS_REPRODUCTION_CLAIMS_RUNNER_H_
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "experiments/code_version.h"
+#include "experiments/reproduction/check.h"
+#include "experiments/reproduction/claims.pb.h"
+#include "experiments/reproduction/verdict.h"
+#include "experiments/runner.h"
+
+namespace attnlab {
+
+struct ClaimsFileText {
+  ClaimsFile file;
+  std::string path;
+  // The line each claim and run starts on (1-based), for error messages.
+  std::vector<int> claim_line, run_line;
+};
+
+// Syntax errors are InvalidArgument "file:line:column: message"; a file that declares no
+// paper number, a duplicate claim id or run name, a run without a spec:
+// InvalidArgument "file:line: ...". A missing file is NotFound.
+absl::StatusOr<ClaimsFileText> ReadClaimsFile(const std::string& path);
+
+struct ClaimsOptions {
+  // Each run's results store: <out_dir>/<spec store or name>, or <out_dir>/quick/... with quick.
+  std::string out_dir;
+  bool quick = false;
+  int threads = 1;
+  bool progress = true;
+  CodeVersion code = UnversionedBuild();
+  // A finished trial of other code: run it again by default, since a claims table speaks for
+  // the current code (the old result moves to the store's superseded/).
+  Reuse reuse = Reuse::kRerun;
+  std::function<bool()> stop;
+};
+
+struct PaperOutcome {
+  ClaimsFileText claims;
+  RunOutcomes runs;
+  std::vector<ClaimOutcome> outcomes;
+  CodeVersion code;
+  bool quick = false;
+};
+
+// Runs every run of the file, then judges every claim. A run whose data are missing (NotFound)
+// leaves its claims "not evaluated"; a bad spec, override or check is InvalidArgument
+// "file:line: claim ID: ..."; Cancelled when `stop` said so.
+absl::StatusOr<PaperOutcome> RunClaims(const ClaimsFileText& claims, const ClaimsOptions& options);
+
+}  // namespace attnlab
+
+#endif  // ATTNLAB_EXPERIMENTS_REPRODUCTION_CLAIMS_RUNNER_H_

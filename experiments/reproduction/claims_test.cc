@@ -1,0 +1,218 @@
+#include <cmath>
+
+#include "experiments/reproduction/check.h"
+#include "experiments/reproduction/claims_report.h"
+#include "experiments/reproduction/verdict.h"
+#include "google/protobuf/text_format.h"
+#include "gtest/gtest.h"
+
+namespace attnlab {
+namespace {
+
+template <typename Message>
+Message Parse(const std::string& text) {
+  Message message;
+  EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &message)) << text;
+  return message;
+}
+
+// Run "r": axis s in {a, b} (lambda 0 and 1) times seeds 1-3; metric m at steps 0 and 10:
+// m(0) = 1 everywhere; m(10) = seed for s = a, 2 * seed + 1 for s = b.
+RunOutcomes Runs() {
+  RunOutcome run;
+  run.name = "r";
+  run.spec_hash = "0123456789ab";
+  for (const char* s : {"a", "b"}) {
+    for (int seed = 1; seed <= 3; ++seed) {
+      Trial trial;
+      trial.id = std::string(s) + std::to_string(seed);
+      trial.labels = {{"s", s}, {"lambda", s[0] == 'a' ? "0" : "1"}, {"seed", std::to_string(seed)}};
+      TrialResult result;
+      result.points = {{0, "m", 1.0}, {10, "m", s[0] == 'a' ? seed : 2.0 * seed + 1}};
+      result.code.commit = "abcdef0123";
+      result.code.tree = "clean";
+      run.trials.push_back(trial);
+      run.results.push_back(result);
+      run.errors.push_back("");
+    }
+  }
+  RunOutcomes runs;
+  runs["r"] = run;
+  return runs;
+}
+
+CheckOutcome Evaluate(const std::string& check, const RunOutcomes& runs = Runs()) {
+  absl::StatusOr<CheckOutcome> outcome = EvaluateCheck(Parse<Check>(check), runs);
+  EXPECT_TRUE(outcome.ok()) << outcome.status();
+  return outcome.value_or(CheckOutcome());
+}
+
+TEST(CheckTest, MeanWithItsSpreadAgainstAMargin) {
+  // s = a at step 10: 1, 2, 3 -> mean 2, sd 1.
+  const std::string check = R"pb(name: "m" run: "r" where: "s=a" value { metric: "m" })pb";
+  CheckOutcome outcome = Evaluate(check + " reproduced { op: GT value: 0 margin_sd: 1 }");
+  EXPECT_DOUBLE_EQ(outcome.mean, 2);
+  EXPECT_DOUBLE_EQ(outcome.stddev, 1);
+  EXPECT_EQ(outcome.trials, 3);
+  EXPECT_EQ(outcome.level, Level::kReproduced);
+  EXPECT_EQ(outcome.rule, "mean - 1 sd > 0");
+  EXPECT_EQ(outcome.Number(), "2 +- 1 (mean +- sd of 3)");
+  EXPECT_EQ(Evaluate(check + " reproduced { op: GT value: 0 margin_sd: 2 }").level, Level::kNot);
+  EXPECT_EQ(Evaluate(check + " reproduced { op: LT value: 4.5 margin_sd: 2 }").level, Level::kReproduced);
+  EXPECT_EQ(Evaluate(check + " reproduced { op: LT value: 4 margin_sd: 2 }").level, Level::kNot);
+  EXPECT_EQ(outcome.commits, (std::set<std::string>{"abcdef0"}));
+  EXPECT_EQ(outcome.specs, (std::set<std::string>{"r:0123456789ab"}));
+}
+
+TEST(CheckTest, LeastLargestAndPartialCredit) {
+  // Every trial at step 10: 1, 2, 3, 3, 5, 7.
+  const std::string check = R"pb(name: "m" run: "r" where: "s=a|b" value { metric: "m" step: 10 }
+    aggregate: MIN reproduced { op: GT value: 2 } partly { op: GT value: 6 aggregate: MAX })pb";
+  const CheckOutcome outcome = Evaluate(check);
+  EXPECT_EQ(outcome.value, 1);
+  EXPECT_EQ(outcome.max, 7);
+  EXPECT_EQ(outcome.level, Level::kPartly);
+  EXPECT_EQ(outcome.rule, "> 2; partly: largest > 6");
+  EXPECT_EQ(outcome.Number(), "1 (least of 6; range 1 to 7)");
+}
+
+TEST(CheckTest, GrowthDifferencePairingAndRankCorrelation) {
+  // m(10) / m(0) for s = b: 3, 5, 7.
+  EXPECT_DOUBLE_EQ(Evaluate(R"pb(run: "r" where: "s=b" value { metric: "m" step: 10 }
+                                 over { metric: "m" step: 0 } aggregate: MIN)pb").value, 3);
+  EXPECT_DOUBLE_EQ(Evaluate(R"pb(run: "r" where: "s=b" value { metric: "m" }
+                                 less { metric: "m" step: 0 } aggregate: MAX)pb").value, 6);
+  // s = b minus s = a at the same seed: seed + 1 = 2, 3, 4.
+  const CheckOutcome paired = Evaluate(R"pb(run: "r" where: "s=b" value { metric: "m" }
+                                            minus { where: "s=a" })pb");
+  EXPECT_DOUBLE_EQ(paired.mean, 3);
+  EXPECT_DOUBLE_EQ(paired.min, 2);
+  // Ranks of lambda (2,2,2,5,5,5) against those of m (1,2,3.5,3.5,5,6): 12 / sqrt(13.5 * 17).
+  const CheckOutcome rank = Evaluate(R"pb(run: "r" value { metric: "m" } aggregate: SPEARMAN
+                                          versus { axis: "lambda" } reproduced { op: GT value: 0.7 })pb");
+  EXPECT_NEAR(rank.value, 12 / std::sqrt(13.5 * 17), 1e-12);
+  EXPECT_EQ(rank.level, Level::kReproduced);
+}
+
+TEST(CheckTest, ClaimsFileMistakesNameTheField) {
+  auto error = [](const std::string& text) {
+    return std::string(EvaluateCheck(Parse<Check>(text), Runs()).status().message());
+  };
+  EXPECT_EQ(error(R"pb(run: "x" value { metric: "m" })pb"), "run: no run named 'x'");
+  EXPECT_EQ(error(R"pb(run: "r" where: "t=1" value { metric: "m" })pb"),
+            "where: run r has no axis 't'; its axes: s, lambda, seed");
+  EXPECT_EQ(error(R"pb(run: "r" where: "s=c" value { metric: "m" })pb"),
+            "where: no trial of run r matches s=c");
+  EXPECT_EQ(error(R"pb(run: "r" value { metric: "m" step: 5 })pb"),
+            "value: run r has no metric 'm' at step 5 (not a logged step)");
+  EXPECT_EQ(error(R"pb(run: "r" value { metric: "q" })pb"), "value: run r has no metric 'q'");
+  EXPECT_EQ(error(R"pb(run: "r" value { metric: "m" } minus { where: "s=a" where: "seed=1" })pb"),
+            "minus: 0 trials of run r have seed 2 (s=a lambda=0 seed=2 needs exactly one to pair with)");
+}
+
+TEST(CheckTest, MissingRunsAndFailedTrialsAreNotComputed) {
+  RunOutcomes runs = Runs();
+  runs["r"].results[4].reset();
+  runs["r"].errors[4] = "diverged at step 3";
+  const CheckOutcome failed = Evaluate(R"pb(name: "m" run: "r" value { metric: "m" })pb", runs);
+  EXPECT_EQ(failed.error, "trial b2 (s=b lambda=1 seed=2) of run r failed: diverged at step 3");
+  EXPECT_EQ(failed.Number(), "n/a");
+  runs["r"].status = absl::NotFoundError("wiki.valid.tokens: cannot read");
+  EXPECT_EQ(Evaluate(R"pb(run: "r" value { metric: "m" })pb", runs).error,
+            "run r did not run: wiki.valid.tokens: cannot read");
+}
+
+Claim ClaimWith(const std::string& checks) {
+  return Parse<Claim>(R"pb(id: "c" words: "m grows")pb" + checks);
+}
+
+constexpr char kMet[] = R"pb(check { name: "met" run: "r" value { metric: "m" } reproduced { op: GT value: 0 } })pb";
+constexpr char kMissed[] = R"pb(check { name: "missed" run: "r" value { metric: "m" } reproduced { op: GT value: 100 } })pb";
+constexpr char kHalf[] = R"pb(check { name: "half" run: "r" value { metric: "m" } reproduced { op: GT value: 100 }
+                                       partly { op: GT value: 1 } })pb";
+
+Verdict Judge(const std::string& checks) {
+  absl::StatusOr<ClaimOutcome> outcome = JudgeClaim(ClaimWith(checks), Runs());
+  EXPECT_TRUE(outcome.ok()) << outcome.status();
+  return outcome.ok() ? outcome->verdict : Verdict::kNotEvaluated;
+}
+
+TEST(VerdictTest, FollowsTheRules) {
+  EXPECT_EQ(Judge(std::string(kMet) + kMet), Verdict::kReproduced);
+  EXPECT_EQ(Judge(std::string(kMet) + kMissed), Verdict::kPartly);
+  EXPECT_EQ(Judge(std::string(kHalf) + kHalf), Verdict::kPartly);
+  EXPECT_EQ(Judge(std::string(kHalf) + kMissed), Verdict::kNotReproduced);
+  EXPECT_EQ(Judge(kMissed), Verdict::kNotReproduced);
+  EXPECT_EQ(JudgeClaim(ClaimWith(""), Runs()).status().message(), "claim c: check: list at least one");
+}
+
+TEST(VerdictTest, FailedPreconditionIsInconclusive) {
+  absl::StatusOr<ClaimOutcome> outcome = JudgeClaim(
+      ClaimWith(std::string(kMet) + R"pb(precondition { name: "baseline beats 0" run: "r"
+                  value { metric: "m" } aggregate: MIN reproduced { op: GT value: 1.5 } })pb"),
+      Runs());
+  ASSERT_TRUE(outcome.ok()) << outcome.status();
+  EXPECT_EQ(outcome->verdict, Verdict::kInconclusive);
+  EXPECT_EQ(outcome->reason,
+            "baseline beats 0 is 1 (least of 6; range 1 to 7), and the comparison needs > 1.5");
+}
+
+TEST(VerdictTest, CauseIsEstablishedOnlyByItsEvidence) {
+  absl::StatusOr<ClaimOutcome> outcome = JudgeClaim(ClaimWith(std::string(kMissed) + R"pb(
+        cause { kind: SCALE text: "shown" evidence { name: "e" run: "r" value { metric: "m" }
+                                                       reproduced { op: GT value: 0 } } }
+        cause { kind: READING text: "not shown" evidence { name: "e" run: "r" value { metric: "m" }
+                                                           reproduced { op: LT value: 0 } } }
+        cause { kind: DATA text: "no run" })pb"),
+      Runs());
+  ASSERT_TRUE(outcome.ok()) << outcome.status();
+  ASSERT_EQ(outcome->causes.size(), 3u);
+  EXPECT_TRUE(outcome->causes[0].shown);
+  EXPECT_FALSE(outcome->causes[1].shown);
+  EXPECT_FALSE(outcome->causes[2].shown);
+  // Reproduced claims carry no causes.
+  outcome = JudgeClaim(ClaimWith(std::string(kMet) + R"pb(cause { kind: SCALE text: "x" })pb"), Runs());
+  ASSERT_TRUE(outcome.ok());
+  EXPECT_TRUE(outcome->causes.empty());
+}
+
+PaperOutcome Paper() {
+  PaperOutcome paper;
+  paper.claims.file = Parse<ClaimsFile>(R"pb(number: 7 paper: "A paper")pb");
+  paper.code.source = "s";
+  paper.code.commit = "abcdef0123";
+  for (const std::string& checks : {std::string(kMet), std::string(kMissed) + kMet, std::string(kMissed)}) {
+    ClaimOutcome outcome = JudgeClaim(ClaimWith(checks), Runs()).value();
+    outcome.claim.set_id(std::to_string(paper.outcomes.size() + 1));
+    paper.outcomes.push_back(outcome);
+  }
+  return paper;
+}
+
+TEST(ReportTest, TallyTableAndCsv) {
+  const PaperOutcome paper = Paper();
+  EXPECT_EQ(TallyLine(CountVerdicts(paper.outcomes)), "1 of 3 reproduced (1 partly, 1 not reproduced)");
+  const std::string md = ClaimsMarkdown(paper);
+  EXPECT_NE(md.find("# Paper 7 claims: A paper"), std::string::npos) << md;
+  EXPECT_NE(md.find("**1 of 3 reproduced (1 partly, 1 not reproduced).**"), std::string::npos) << md;
+  EXPECT_NE(md.find("| **3** m grows |"), std::string::npos) << md;
+  EXPECT_NE(md.find("**not reproduced** | cause not established"), std::string::npos) << md;
+  EXPECT_NE(md.find("| abcdef0 | r:0123456789ab |"), std::string::npos) << md;
+  const std::string csv = ClaimsCsv(paper);
+  EXPECT_EQ(csv.substr(0, csv.find('\n')),
+            "paper,claim,verdict,part,name,value,mean,sd,min,max,trials,rule,met,commits,specs");
+  EXPECT_NE(csv.find("\n7,2,partly reproduced,check,missed,3.5,3.5,"), std::string::npos) << csv;
+}
+
+TEST(ReportTest, QuickVerdictChanges) {
+  const PaperOutcome paper = Paper();
+  EXPECT_EQ(QuickVerdictsCsv(paper), "claim,verdict\n1,reproduced\n2,partly reproduced\n3,not reproduced\n");
+  EXPECT_TRUE(QuickVerdictChanges(paper, QuickVerdictsCsv(paper)).empty());
+  EXPECT_EQ(QuickVerdictChanges(paper, "claim,verdict\n1,reproduced\n2,reproduced\n4,reproduced\n"),
+            (std::vector<std::string>{"2: expected reproduced, got partly reproduced",
+                                      "3: not in the committed quick verdicts (got not reproduced)",
+                                      "4: in the committed quick verdicts (reproduced) but not a claim"}));
+}
+
+}  // namespace
+}  // namespace attnlab
