@@ -102,6 +102,7 @@ std::string OpText(Threshold::Op op) {
     case Threshold::GE: return ">=";
     case Threshold::LT: return "<";
     case Threshold::LE: return "<=";
+    case Threshold::WITHIN: return "within";
     default: return ">";
   }
 }
@@ -112,9 +113,13 @@ bool Passes(const Threshold& threshold, const CheckOutcome& outcome, Check::Aggr
                  : aggregate == Check::MIN ? outcome.min
                  : aggregate == Check::MAX ? outcome.max
                                            : outcome.value;
-  const bool above = threshold.op() == Threshold::GT || threshold.op() == Threshold::GE;
-  if (aggregate == Check::MEAN) value += (above ? -1 : 1) * threshold.margin_sd() * outcome.stddev;
+  const double margin = aggregate == Check::MEAN ? threshold.margin_sd() * outcome.stddev : 0;
   if (std::isnan(value)) return false;
+  if (threshold.op() == Threshold::WITHIN) {
+    return std::abs(value - threshold.value()) + margin <= threshold.tolerance();
+  }
+  const bool above = threshold.op() == Threshold::GT || threshold.op() == Threshold::GE;
+  value += above ? -margin : margin;
   switch (threshold.op()) {
     case Threshold::GE: return value >= threshold.value();
     case Threshold::LT: return value < threshold.value();
@@ -131,6 +136,12 @@ std::string RuleText(const Threshold& threshold, Check::Aggregate own) {
                           threshold.op() == Threshold::GT || threshold.op() == Threshold::GE ? "-"
                                                                                              : "+",
                           threshold.margin_sd());
+  }
+  if (threshold.op() == Threshold::WITHIN) {
+    return absl::StrFormat("%swithin %g of %g", aggregate == Check::MEAN && threshold.margin_sd() != 0
+                                                    ? absl::StrFormat("mean +- %g sd ", threshold.margin_sd())
+                                                    : lhs,
+                           threshold.tolerance(), threshold.value());
   }
   return absl::StrCat(lhs, OpText(threshold.op()), " ", absl::StrFormat("%g", threshold.value()));
 }
@@ -169,10 +180,13 @@ absl::StatusOr<CheckOutcome> EvaluateCheck(const Check& check, const RunOutcomes
     return &it->second;
   };
   ASSIGN_OR_RETURN(const RunOutcome* run, find(check.run(), "run"));
+  const bool paired = check.has_minus() || check.has_over_paired();
+  const Baseline& base_spec = check.has_minus() ? check.minus() : check.over_paired();
+  const std::string base_field = check.has_minus() ? "minus" : "over_paired";
   const RunOutcome* baseline = nullptr;
-  if (check.has_minus()) {
-    ASSIGN_OR_RETURN(baseline, find(check.minus().run().empty() ? check.run() : check.minus().run(),
-                                    "minus.run"));
+  if (paired) {
+    ASSIGN_OR_RETURN(baseline, find(base_spec.run().empty() ? check.run() : base_spec.run(),
+                                    base_field + ".run"));
   }
   for (const RunOutcome* used : {run, baseline}) {
     if (used == nullptr) continue;
@@ -185,7 +199,7 @@ absl::StatusOr<CheckOutcome> EvaluateCheck(const Check& check, const RunOutcomes
   ASSIGN_OR_RETURN(const std::vector<size_t> selected, Select(*run, check.where(), "where"));
   std::vector<size_t> baseline_trials;
   if (baseline != nullptr) {
-    ASSIGN_OR_RETURN(baseline_trials, Select(*baseline, check.minus().where(), "minus.where"));
+    ASSIGN_OR_RETURN(baseline_trials, Select(*baseline, base_spec.where(), base_field + ".where"));
   }
   auto failed = [&](const RunOutcome& of, size_t i) {
     return absl::StrCat("trial ", of.trials[i].id, " (", TrialLabel(of.trials[i]), ") of run ",
@@ -210,7 +224,8 @@ absl::StatusOr<CheckOutcome> EvaluateCheck(const Check& check, const RunOutcomes
         value -= less;
         break;
       }
-      case Check::kMinus: {
+      case Check::kMinus:
+      case Check::kOverPaired: {
         const std::string* seed = Label(run->trials[i], "seed");
         std::vector<size_t> pair;
         for (size_t b : baseline_trials) {
@@ -218,7 +233,7 @@ absl::StatusOr<CheckOutcome> EvaluateCheck(const Check& check, const RunOutcomes
         }
         if (pair.size() != 1) {
           return absl::InvalidArgumentError(absl::StrCat(
-              "minus: ", pair.size(), " trials of run ", baseline->name, " have seed ", *seed,
+              base_field, ": ", pair.size(), " trials of run ", baseline->name, " have seed ", *seed,
               " (", TrialLabel(run->trials[i]), " needs exactly one to pair with)"));
         }
         if (!baseline->results[pair[0]].has_value()) {
@@ -226,8 +241,8 @@ absl::StatusOr<CheckOutcome> EvaluateCheck(const Check& check, const RunOutcomes
           return outcome;
         }
         outcome.commits.insert(baseline->results[pair[0]]->code.ShortCommit());
-        ASSIGN_OR_RETURN(const double base, ValueOf(check.value(), *baseline, pair[0], "minus"));
-        value -= base;
+        ASSIGN_OR_RETURN(const double base, ValueOf(check.value(), *baseline, pair[0], base_field));
+        value = check.has_minus() ? value - base : value / base;
         break;
       }
       default:

@@ -110,6 +110,10 @@ absl::StatusOr<PaperOutcome> RunClaims(const ClaimsFileText& claims, const Claim
     }
     RunOutcome& outcome = paper.runs[run.name()];
     outcome.name = run.name();
+    if (options.quick && run.quick_skip()) {
+      outcome.status = absl::UnavailableError("skipped by --quick (its data are not in the repository)");
+      continue;
+    }
     outcome.spec_hash = absl::StrFormat(
         "%012x", Fnv1a(PrintSpec(ResultDeterminingSpec(parsed->spec))) & 0xffffffffffffull);
     const ExperimentSpec& spec = parsed->spec;

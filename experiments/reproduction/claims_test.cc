@@ -60,6 +60,12 @@ TEST(CheckTest, MeanWithItsSpreadAgainstAMargin) {
   EXPECT_EQ(Evaluate(check + " reproduced { op: GT value: 0 margin_sd: 2 }").level, Level::kNot);
   EXPECT_EQ(Evaluate(check + " reproduced { op: LT value: 4.5 margin_sd: 2 }").level, Level::kReproduced);
   EXPECT_EQ(Evaluate(check + " reproduced { op: LT value: 4 margin_sd: 2 }").level, Level::kNot);
+  // |2 - 2.5| + 1 sd = 1.5.
+  const CheckOutcome within = Evaluate(check + " reproduced { op: WITHIN value: 2.5 tolerance: 1.5 margin_sd: 1 }");
+  EXPECT_EQ(within.level, Level::kReproduced);
+  EXPECT_EQ(within.rule, "mean +- 1 sd within 1.5 of 2.5");
+  EXPECT_EQ(Evaluate(check + " reproduced { op: WITHIN value: 2.5 tolerance: 1.4 margin_sd: 1 }").level,
+            Level::kNot);
   EXPECT_EQ(outcome.commits, (std::set<std::string>{"abcdef0"}));
   EXPECT_EQ(outcome.specs, (std::set<std::string>{"r:0123456789ab"}));
 }
@@ -87,6 +93,9 @@ TEST(CheckTest, GrowthDifferencePairingAndRankCorrelation) {
                                             minus { where: "s=a" })pb");
   EXPECT_DOUBLE_EQ(paired.mean, 3);
   EXPECT_DOUBLE_EQ(paired.min, 2);
+  // s = b over s = a at the same seed: (2 seed + 1) / seed = 3, 2.5, 7/3.
+  EXPECT_DOUBLE_EQ(Evaluate(R"pb(run: "r" where: "s=b" value { metric: "m" }
+                                 over_paired { where: "s=a" } aggregate: MAX)pb").value, 3);
   // Ranks of lambda (2,2,2,5,5,5) against those of m (1,2,3.5,3.5,5,6): 12 / sqrt(13.5 * 17).
   const CheckOutcome rank = Evaluate(R"pb(run: "r" value { metric: "m" } aggregate: SPEARMAN
                                           versus { axis: "lambda" } reproduced { op: GT value: 0.7 })pb");
