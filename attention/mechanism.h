@@ -90,6 +90,11 @@ class WeightsMap : public Mechanism<T> {
   // In place: dL/dweights -> dL/dscores, given the weights Map produced.
   virtual void MapBackward(ConstHeadBlock<T> weights, HeadBlock<T> grad) const = 0;
 
+  // True when MapBackward is softmax's Jacobian, dL/ds = w .* (g - <w, g>) row by row: a layer
+  // may then back-propagate from projections of the weights alone (sparse_select's FULL
+  // sampler keeps P^T [w .* X, w], not the encodings P).
+  virtual bool SoftmaxJacobian() const { return false; }
+
   void Prepare(int) override { scratch_.Prepare(); }
 
   void Forward(int, ConstHeadBlock<T> q, ConstHeadBlock<T> k, ConstHeadBlock<T> v, T scale,

@@ -1,7 +1,7 @@
 // The checks every attention mechanism passes (testonly): it runs in the layers that host
-// mechanisms, found by name in the registry ("attention", and "prompt" when the mechanism takes
-// one query per sample), in every form it accepts, with finite-difference gradients in double
-// and float forwards against double.
+// mechanisms, found by name in the registry ("attention"; "prompt" and "sparse_select", in
+// every encoding and sampler, when the mechanism takes one query per sample), in every form it
+// accepts, with finite-difference gradients in double and float forwards against double.
 #ifndef ATTNLAB_ATTENTION_MECHANISM_CHECK_H_
 #define ATTNLAB_ATTENTION_MECHANISM_CHECK_H_
 

@@ -22,6 +22,7 @@ class Softmax1Mechanism : public WeightsMap<T> {
   void Map(HeadBlock<T> scores) const override;
   // As softmax's: dL/ds_j = w_j (g_j - sum_k w_k g_k) (the extra score has no output).
   void MapBackward(ConstHeadBlock<T> weights, HeadBlock<T> grad) const override;
+  bool SoftmaxJacobian() const override { return true; }
 };
 
 }  // namespace attnlab

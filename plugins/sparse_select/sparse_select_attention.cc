@@ -124,7 +124,7 @@ void SparseSelectAttention<T>::Forward(const Tensor<T>& in, Tensor<T>* out, Exec
   input_ = &in;
   const int batch = in.batch();
   seq_len_ = in.rows();
-  const uint64_t seed = ctx.rng()();
+  const uint64_t seed = seed_ = ctx.rng()();
   projected_.resize(int64_t(batch) * (dim_ + 1), encoding_dim_);
   queries_.resize(batch, encoding_dim_);
   keys_dir_.resize(batch, encoding_dim_);
@@ -169,16 +169,30 @@ void SparseSelectAttention<T>::Backward(const Tensor<T>& grad_out, Tensor<T>* gr
   grad_scores_.resize(batch, seq_len_);
   r_.resize(batch, encoding_dim_);
   if (grad_in != nullptr) grad_in->Resize(in.shape());
+  const bool from_projections = map_->SoftmaxJacobian();
+  const T scale = static_cast<T>(1 / std::sqrt(double(encoding_dim_)));
   ParallelFor(ctx, batch, [&](int begin, int end) {
+    Matrix<T> drawn;  // this thread's scratch, for maps without softmax's Jacobian
     for (int b = begin; b < end; ++b) {
       const auto g = grad_out.sample(b);  // 1 x d
       const auto x = in.sample(b);
       const auto a = probs_.sample(b);
-      // r = P^T (a .* X g^T) - (f . g) P^T a, from the projections kept by Forward.
-      const auto projected = projected_.middleRows(int64_t(b) * (dim_ + 1), dim_ + 1);
-      const T f_dot_g = (a * x.leftCols(dim_)).cwiseProduct(g).sum();
-      r_.row(b).noalias() = g * projected.topRows(dim_);
-      r_.row(b) -= f_dot_g * projected.row(dim_);
+      if (from_projections) {
+        // r = P^T (a .* X g^T) - (f . g) P^T a, from the projections kept by Forward.
+        const auto projected = projected_.middleRows(int64_t(b) * (dim_ + 1), dim_ + 1);
+        const T f_dot_g = (a * x.leftCols(dim_)).cwiseProduct(g).sum();
+        r_.row(b).noalias() = g * projected.topRows(dim_);
+        r_.row(b) -= f_dot_g * projected.row(dim_);
+      } else {
+        // The forward's encodings again (its stream), then r = P^T ds with ds from the map.
+        drawn.resize(seq_len_, encoding_dim_);
+        GaussianStream(StreamSeed(seed_, b)).Fill(drawn.data(), drawn.size(), scale);
+        ReshapeNormalDraws(drawn.data(), seq_len_);
+        auto ds = grad_scores_.row(b);
+        ds.noalias() = g * x.leftCols(dim_).transpose();  // dL/da_i = g . x_i
+        map_->MapBackward(a, ds);
+        r_.row(b).noalias() = ds * drawn;
+      }
       if (grad_in != nullptr) {
         auto dx = grad_in->sample(b);
         dx.leftCols(dim_).noalias() = a.transpose() * g;

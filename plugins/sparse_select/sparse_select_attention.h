@@ -59,11 +59,13 @@ class SparseSelectAttention : public AttentionLayer<T> {
   // Caches of the last Forward.
   const Tensor<T>* input_ = nullptr;
   int seq_len_ = 0;
-  // STOCHASTIC: the backward pass needs r = P^T ds with ds = a .* (X g - (f . g)), so it needs
-  // P only through [a .* X, a]^T P ((d + 1) x d_e per sample), computed while P is in cache.
-  // Keeping that instead of P (T x d_e per sample, 35 MB a batch in paper 3) saves the memory
-  // traffic; the encodings themselves live in a per-thread scratch.
+  // STOCHASTIC: the backward pass needs r = P^T ds. With softmax's Jacobian, ds = a .* (X g -
+  // (f . g)), so it needs P only through [a .* X, a]^T P ((d + 1) x d_e per sample), computed
+  // while P is in cache. Keeping that instead of P (T x d_e per sample, 35 MB a batch in paper
+  // 3) saves the memory traffic; the encodings themselves live in a per-thread scratch. Other
+  // maps redraw P in the backward pass from the forward's seed.
   Matrix<T> projected_;  // (batch * (d + 1)) x d_e
+  uint64_t seed_ = 0;
   // PROJECTED sampler: the marked rows of every sample (sample b's start at marked_start_[b]),
   // the raw scores, and each sample's d_e-dimensional normal orthogonal to u.
   std::vector<int> marked_start_;
