@@ -10,6 +10,9 @@
 #include "attention/kernels/softmax.h"
 #include "attention/kernels/transpose_block.h"
 
+// As in packet.h: packets as template arguments lose attributes nothing here depends on.
+#pragma GCC diagnostic ignored "-Wignored-attributes"
+
 namespace attnlab {
 namespace {
 
@@ -18,8 +21,8 @@ using namespace Eigen::internal;
 
 // x^T (cols x PaddedColumns(rows), row-major) in this thread's buffer, zero past `rows`: the
 // keys' packets as the tiles read them. Floats by 16 x 16 blocks transposed in registers
-// (README's A/B for a ViT head's 50 x 16 keys: 0.06 us, libxsmm_otrans 0.10 us, gathers
-// 0.21 us); doubles by strided gathers.
+// (faster than libxsmm_otrans and gathers: experiments/BENCHMARKS.md); doubles by strided
+// gathers.
 template <typename T>
 const T* TransposedKeys(int rows, int cols, const T* x, int64_t ldx) {
   constexpr int L = kPacketSize<T>;

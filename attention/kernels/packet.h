@@ -9,6 +9,12 @@
 
 #include "Eigen/Core"
 
+// GCC drops the vector types' attributes (__m512's may_alias) when they are template arguments
+// (std::is_same_v<P, Packet16f>, std::conditional_t): harmless here, since no template is
+// specialized on those attributes, and Eigen's own headers do the same as system headers.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wignored-attributes"
+
 namespace attnlab {
 
 template <typename T>
@@ -68,5 +74,7 @@ void StoreTail(T* y, const P& v, int count) {
 }
 
 }  // namespace attnlab
+
+#pragma GCC diagnostic pop
 
 #endif  // ATTNLAB_ATTENTION_KERNELS_PACKET_H_

@@ -74,7 +74,9 @@ TYPED_TEST(PapStepsTest, ForwardStepMatchesTheIteration) {
       EXPECT_NEAR(y[i], dual, 1e-5) << i;
       EXPECT_NEAR(s[i], sparse, 1e-5) << i;
       EXPECT_NEAR(k2[i], key - sparse - dual / kMu, 1e-5) << i;
-      if (sparse == 0) EXPECT_EQ(s[i], T(0)) << i;  // exactly: the backward's mask
+      if (sparse == 0) {
+        EXPECT_EQ(s[i], T(0)) << i;  // exactly: the backward's mask
+      }
     }
     EXPECT_GT(cut, 3);
     EXPECT_LT(cut, kN - 3);
@@ -130,7 +132,9 @@ TYPED_TEST(PapStepsTest, BackwardStepMatchesTheAdjoints) {
     EXPECT_NEAR(sums.y, sum_y, 1e-4);
     EXPECT_NEAR(sums.threshold, sum_threshold, 1e-4);
     EXPECT_NEAR(sums.residual, sum_residual, 1e-4);
-    if (!last) EXPECT_GT(std::abs(sum_residual), 0.1);
+    if (!last) {
+      EXPECT_GT(std::abs(sum_residual), 0.1);
+    }
   }
 }
 

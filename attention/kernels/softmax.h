@@ -11,6 +11,10 @@
 #include "Eigen/Core"
 #include "attention/kernels/packet.h"
 
+// As in packet.h: packets as template arguments lose attributes nothing here depends on.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wignored-attributes"
+
 namespace attnlab {
 namespace softmax_internal {
 
@@ -238,5 +242,7 @@ typename V::Scalar LogSumExp(const Eigen::MatrixBase<V>& x) {
 }
 
 }  // namespace attnlab
+
+#pragma GCC diagnostic pop
 
 #endif  // ATTNLAB_ATTENTION_KERNELS_SOFTMAX_H_

@@ -74,7 +74,9 @@ TEST(PromptAttentionTest, BothBackwardPathsAgree) {
     const std::vector<Parameter<double>*> params = layer->parameters();  // p, w, v
     std::vector<Matrix<double>> fast;
     for (Parameter<double>* p : params) fast.push_back(p->grad);
-    if (frozen_v) EXPECT_EQ(fast[2], Matrix<double>::Zero(5, 3));
+    if (frozen_v) {
+      EXPECT_EQ(fast[2], Matrix<double>::Zero(5, 3));
+    }
     layer->Backward(grad_out, &grad_in, ctx);
     for (size_t i = 0; i < (frozen_v ? 2 : params.size()); ++i) {
       EXPECT_LT((params[i]->grad - fast[i]).cwiseAbs().maxCoeff(), 1e-13) << i;
