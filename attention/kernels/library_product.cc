@@ -54,10 +54,11 @@ void OneDnnProduct(int rows, int cols, int depth, float alpha, const float* a, i
 }
 
 // The library for a block, by the shapes where gemm_ab measured each fastest on our blocks
-// (README's A/B): oneDNN for long products, and for large ones with a transposed lhs (a weight
-// gradient's X^T G over 128 x 128 outputs) or with the rhs's rows far apart (a column block of
-// the LM head's vocabulary-wide weights: oneDNN packs its operands, libxsmm reads them in
-// place); libxsmm for the rest, falling back to TiledProduct where it has no kernel.
+// (the A/B in experiments/BENCHMARKS.md): oneDNN for long products, and for large ones with a
+// transposed lhs (a weight gradient's X^T G over 128 x 128 outputs) or with the rhs's rows far
+// apart (a column block of the LM head's vocabulary-wide weights: oneDNN packs its operands,
+// libxsmm reads them in place); libxsmm for the rest, falling back to TiledProduct where it has
+// no kernel.
 enum class Library { kNone, kLibxsmm, kOneDnn };
 Library Choose(int rows, int cols, int depth, bool lhs_transposed, int64_t ldb) {
   switch (backend.load(std::memory_order_relaxed)) {

@@ -1,6 +1,7 @@
 // Float products through the GEMM libraries (libxsmm's JIT kernels, oneDNN's sgemm) where
 // attention/kernels:gemm_ab measured them faster than TiledProduct on the blocks our layers
-// multiply; README's "GEMM libraries against our products" has the A/B and the rule.
+// multiply; experiments/BENCHMARKS.md, "GEMM libraries against our products", has the A/B and
+// the rule.
 #ifndef ATTNLAB_ATTENTION_KERNELS_LIBRARY_PRODUCT_H_
 #define ATTNLAB_ATTENTION_KERNELS_LIBRARY_PRODUCT_H_
 

@@ -2,7 +2,7 @@
 // doubles with AVX-512): our layers' products in double, and in float those LibraryProduct
 // leaves (an accumulating scaled product, no libxsmm kernel, ProductBackend::kTiled). Eigen's
 // GEMM packs both operands and clears C before every product, which for these shapes costs
-// about as long as the multiply (README, "Our kernels: how they came to be").
+// about as long as the multiply (experiments/BENCHMARKS.md, "Kernels of our own").
 //
 // op(A) is any strided view, A(i, k) = a[i * a_row + k * a_col], so A^T costs nothing. Each
 // register tile holds up to 24 packets of C and broadcasts A; long products are cut into

@@ -76,12 +76,16 @@ int Main(int argc, char** argv) {
   options.stop = [] { return InterruptSignal() != 0; };
 
   std::vector<ClaimsFileText> files;
+  std::vector<PaperTally> tallies;  // every paper's, for README's status table
   for (absl::string_view name : absl::StrSplit(absl::GetFlag(FLAGS_claims), ',', absl::SkipEmpty())) {
     absl::StatusOr<ClaimsFileText> file = ReadClaimsFile(ResolveWorkspacePath(std::string(name)));
     if (!file.ok()) {
       std::fprintf(stderr, "%s\n", std::string(file.status().message()).c_str());
       return 2;
     }
+    tallies.push_back({file->file.number(), file->file.paper(),
+                       DirectoryOf(std::string(name)) + "/CLAIMS.md",
+                       DirectoryOf(file->path) + "/claims.csv"});
     if (absl::GetFlag(FLAGS_paper) == 0 || file->file.number() == absl::GetFlag(FLAGS_paper)) {
       files.push_back(std::move(*file));
     }
@@ -91,7 +95,7 @@ int Main(int argc, char** argv) {
     return 2;
   }
   int status = 0;
-  std::vector<std::string> tallies;
+  std::vector<std::string> tally_lines;
   for (const ClaimsFileText& file : files) {
     absl::StatusOr<PaperOutcome> paper = RunClaims(file, options);
     if (absl::IsCancelled(paper.status())) {
@@ -138,13 +142,32 @@ int Main(int argc, char** argv) {
       }
     }
     const std::string text = ClaimsSummary(*paper);
-    tallies.push_back(text.substr(0, text.find('\n') + 1));
+    tally_lines.push_back(text.substr(0, text.find('\n') + 1));
     std::fputs(text.c_str(), stdout);
     std::fflush(stdout);
   }
   if (files.size() > 1) {
     std::fputs("\n", stdout);
-    for (const std::string& tally : tallies) std::fputs(tally.c_str(), stdout);
+    for (const std::string& tally : tally_lines) std::fputs(tally.c_str(), stdout);
+  }
+  if (absl::GetFlag(FLAGS_write) && !options.quick) {
+    // README's status table, from every paper's claims.csv as it now stands.
+    for (PaperTally& tally : tallies) {
+      tally.claims_csv = ReadFile(tally.claims_csv).value_or("");
+    }
+    const std::string readme_path = ResolveWorkspacePath("README.md");
+    absl::StatusOr<std::string> readme = ReadFile(readme_path);
+    absl::StatusOr<std::string> updated =
+        readme.ok() ? ReplaceStatusTable(*readme, ReadmeStatusTable(tallies)) : readme.status();
+    if (!updated.ok()) {
+      std::fprintf(stderr, "%s: %s\n", readme_path.c_str(), std::string(updated.status().message()).c_str());
+      return 1;
+    }
+    if (absl::Status s = WriteFileAtomically(readme_path, *updated); !s.ok()) {
+      std::fprintf(stderr, "%s\n", std::string(s.message()).c_str());
+      return 1;
+    }
+    std::fprintf(stderr, "claims: wrote the status table of %s\n", readme_path.c_str());
   }
   return status;
 }

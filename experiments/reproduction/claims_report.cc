@@ -168,6 +168,83 @@ std::vector<std::string> QuickVerdictChanges(const PaperOutcome& paper, absl::st
   return changes;
 }
 
+namespace {
+
+// The fields of one CSV line (quoted fields may hold commas and doubled quotes).
+std::vector<std::string> CsvFields(absl::string_view line) {
+  std::vector<std::string> fields(1);
+  bool quoted = false;
+  for (size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+        fields.back() += '"';
+        ++i;
+      } else if (c == '"') {
+        quoted = false;
+      } else {
+        fields.back() += c;
+      }
+    } else if (c == '"') {
+      quoted = true;
+    } else if (c == ',') {
+      fields.emplace_back();
+    } else {
+      fields.back() += c;
+    }
+  }
+  return fields;
+}
+
+constexpr char kStatusBegin[] = "<!-- claims status -->";
+constexpr char kStatusEnd[] = "<!-- end claims status -->";
+
+}  // namespace
+
+std::string ReadmeStatusTable(const std::vector<PaperTally>& papers) {
+  std::string table =
+      "| paper | claims (computed by `//experiments:claims`) | table | code |\n|---|---|---|---|\n";
+  for (const PaperTally& paper : papers) {
+    std::vector<std::pair<std::string, Verdict>> verdicts;  // claim order, each once
+    std::set<std::string> commits;
+    bool header = true;
+    for (absl::string_view line : absl::StrSplit(paper.claims_csv, '\n', absl::SkipEmpty())) {
+      const std::vector<std::string> fields = CsvFields(line);
+      if (header || fields.size() < 15) {
+        header = false;
+        continue;
+      }
+      for (absl::string_view commit : absl::StrSplit(fields[13], ' ', absl::SkipEmpty())) {
+        commits.insert(std::string(commit));
+      }
+      if (!verdicts.empty() && verdicts.back().first == fields[1]) continue;
+      Verdict verdict = Verdict::kNotEvaluated;
+      for (Verdict v : {Verdict::kReproduced, Verdict::kPartly, Verdict::kNotReproduced,
+                        Verdict::kInconclusive}) {
+        if (VerdictName(v) == fields[2]) verdict = v;
+      }
+      verdicts.emplace_back(fields[1], verdict);
+    }
+    std::vector<ClaimOutcome> outcomes(verdicts.size());
+    for (size_t i = 0; i < verdicts.size(); ++i) outcomes[i].verdict = verdicts[i].second;
+    absl::StrAppend(&table, "| ", paper.number, ". ", Cell(paper.paper), " | ",
+                    verdicts.empty() ? "not run yet" : TallyLine(CountVerdicts(outcomes)), " | [",
+                    paper.claims_md, "](", paper.claims_md, ") | ",
+                    commits.empty() ? "" : absl::StrJoin(commits, " "), " |\n");
+  }
+  return table;
+}
+
+absl::StatusOr<std::string> ReplaceStatusTable(absl::string_view readme, absl::string_view table) {
+  const size_t begin = readme.find(kStatusBegin), end = readme.find(kStatusEnd);
+  if (begin == absl::string_view::npos || end == absl::string_view::npos || end < begin) {
+    return absl::InvalidArgumentError(absl::StrCat("no '", kStatusBegin, "' ... '", kStatusEnd,
+                                                   "' lines to put the status table between"));
+  }
+  const size_t after_begin = readme.find('\n', begin) + 1;
+  return absl::StrCat(readme.substr(0, after_begin), table, readme.substr(end));
+}
+
 std::string ClaimsSummary(const PaperOutcome& paper) {
   const ClaimsFile& file = paper.claims.file;
   std::string text = absl::StrCat("Paper ", file.number(), " (", file.paper(), ")",

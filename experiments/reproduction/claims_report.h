@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "experiments/reproduction/claims_runner.h"
 
@@ -28,6 +29,18 @@ std::vector<std::string> QuickVerdictChanges(const PaperOutcome& paper, absl::st
 
 // "Paper 1 (...): 5 of 9 reproduced (...)" and one line per claim, for stdout.
 std::string ClaimsSummary(const PaperOutcome& paper);
+
+// README's status table, read from each paper's claims.csv (ClaimsCsv's text): per paper its
+// tally, its CLAIMS.md (`claims_md`, a path relative to README) and the commits of its rows.
+struct PaperTally {
+  int number = 0;
+  std::string paper, claims_md, claims_csv;
+};
+std::string ReadmeStatusTable(const std::vector<PaperTally>& papers);
+
+// `readme` with the text between its "<!-- claims status -->" and "<!-- end claims status -->"
+// lines replaced by `table`; InvalidArgument when the markers are missing.
+absl::StatusOr<std::string> ReplaceStatusTable(absl::string_view readme, absl::string_view table);
 
 }  // namespace attnlab
 

@@ -213,6 +213,22 @@ TEST(ReportTest, TallyTableAndCsv) {
   EXPECT_NE(csv.find("\n7,2,partly reproduced,check,missed,3.5,3.5,"), std::string::npos) << csv;
 }
 
+TEST(ReportTest, ReadmeStatusTableFromClaimsCsv) {
+  const PaperOutcome paper = Paper();
+  const std::string table =
+      ReadmeStatusTable({{7, "A paper", "experiments/a/CLAIMS.md", ClaimsCsv(paper)},
+                         {8, "Another", "experiments/b/CLAIMS.md", ""}});
+  EXPECT_NE(table.find("| 7. A paper | 1 of 3 reproduced (1 partly, 1 not reproduced) | "
+                       "[experiments/a/CLAIMS.md](experiments/a/CLAIMS.md) | abcdef0 |"),
+            std::string::npos)
+      << table;
+  EXPECT_NE(table.find("| 8. Another | not run yet |"), std::string::npos) << table;
+  const std::string readme = "# x\n<!-- claims status -->\nold\n<!-- end claims status -->\nrest\n";
+  EXPECT_EQ(ReplaceStatusTable(readme, "new\n").value(),
+            "# x\n<!-- claims status -->\nnew\n<!-- end claims status -->\nrest\n");
+  EXPECT_FALSE(ReplaceStatusTable("# x\n", "new\n").ok());
+}
+
 TEST(ReportTest, QuickVerdictChanges) {
   const PaperOutcome paper = Paper();
   EXPECT_EQ(QuickVerdictsCsv(paper), "claim,verdict\n1,reproduced\n2,partly reproduced\n3,not reproduced\n");

@@ -64,7 +64,7 @@ TEST(RpcRobustnessTest, VitTrainsAboveChanceAndAttacksLowerAccuracy) {
                 label.c_str(), clean, fgsm6, fgsm_big, pgd6);
     EXPECT_GT(clean, 0.4) << label;  // chance: 0.1
     // An attack that does nothing drops exactly 0. Over seeds 1-6 the smallest 6/255 drop was
-    // 0.030 (RPC, which the paper says drops less); README has the sweep.
+    // 0.030 (RPC); experiments/rpc_robustness/README.md has the sweep.
     EXPECT_LT(fgsm6, clean - 0.02) << label;
     EXPECT_LT(fgsm_big, fgsm6 - 0.1) << label;
     EXPECT_LE(pgd6, fgsm6 + 0.01) << label;

@@ -70,7 +70,7 @@ TEST(SparseSelectionTest, Setup3aLearnsSparseAveraging) {
 // degrades at least 1.5x as much. (Measured, shortened: SPE 0.234 vs fixed 0.300 at T' = 400.
 // In the full 100,000-step run the absolute order flips, SPE 0.234 vs fixed 0.19, because
 // fixed encodings let W fit the 200 training positions below the W = cI floor; the relative
-// degradation, SPE x1.3 vs fixed x2.6, holds in both. See README.)
+// degradation holds in both: experiments/sparse_selection/README.md.)
 TEST(SparseSelectionTest, Setup3bStochasticEncodingsGeneralizeInLength) {
   ParsedSpec spec = Load("3b");
   Shorten(&spec);
