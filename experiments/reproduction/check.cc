@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -146,10 +147,76 @@ std::string RuleText(const Threshold& threshold, Check::Aggregate own) {
   return absl::StrCat(lhs, OpText(threshold.op()), " ", absl::StrFormat("%g", threshold.value()));
 }
 
+// best_over: within each group of trials that differ only in the axis and their seed, the
+// label with the best mean score; the other labels' values are dropped.
+absl::Status KeepBest(const Check& check, const RunOutcome& run, const std::vector<double>& scores,
+                      std::vector<size_t>* trial_of, std::vector<double>* values,
+                      std::vector<double>* versus, std::vector<std::string>* chosen) {
+  const std::string& axis = check.best_over();
+  // group -> label -> (sum, count), in order of appearance.
+  std::vector<std::string> groups;
+  std::map<std::string, std::vector<std::string>> labels_of;
+  std::map<std::pair<std::string, std::string>, std::pair<double, int>> sums;
+  std::vector<std::pair<std::string, std::string>> key_of(values->size());
+  for (size_t v = 0; v < values->size(); ++v) {
+    const Trial& trial = run.trials[(*trial_of)[v]];
+    const std::string* label = Label(trial, axis);
+    if (label == nullptr) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("best_over: run ", run.name, " has no axis '", axis, "'"));
+    }
+    std::vector<std::string> rest;
+    for (const auto& [name, value] : trial.labels) {
+      if (name != axis && name != "seed") rest.push_back(name + "=" + value);
+    }
+    const std::string group = absl::StrJoin(rest, " ");
+    if (std::find(groups.begin(), groups.end(), group) == groups.end()) groups.push_back(group);
+    auto& labels = labels_of[group];
+    if (std::find(labels.begin(), labels.end(), *label) == labels.end()) labels.push_back(*label);
+    auto& sum = sums[{group, *label}];
+    sum.first += scores[v];
+    ++sum.second;
+    key_of[v] = {group, *label};
+  }
+  std::map<std::string, std::string> best;
+  for (const std::string& group : groups) {
+    const std::string* pick = nullptr;
+    double pick_mean = 0;
+    for (const std::string& label : labels_of[group]) {
+      const auto& [sum, count] = sums[{group, label}];
+      const double mean = sum / count;
+      const bool better = check.best_highest() ? mean > pick_mean : mean < pick_mean;
+      if (pick == nullptr || better) {
+        pick = &label;
+        pick_mean = mean;
+      }
+    }
+    best[group] = *pick;
+    chosen->push_back(absl::StrCat(group.empty() ? "" : group + ": ", axis, "=", *pick));
+  }
+  std::vector<size_t> kept_trials;
+  std::vector<double> kept_values, kept_versus;
+  for (size_t v = 0; v < values->size(); ++v) {
+    if (best[key_of[v].first] != key_of[v].second) continue;
+    kept_trials.push_back((*trial_of)[v]);
+    kept_values.push_back((*values)[v]);
+    if (!versus->empty()) kept_versus.push_back((*versus)[v]);
+  }
+  *trial_of = std::move(kept_trials);
+  *values = std::move(kept_values);
+  *versus = std::move(kept_versus);
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 std::string CheckOutcome::Number() const {
   if (!evaluated()) return "n/a";
+  if (!chosen.empty()) {
+    CheckOutcome plain = *this;
+    plain.chosen.clear();
+    return absl::StrCat(plain.Number(), "; best ", absl::StrJoin(chosen, ", "));
+  }
   switch (aggregate) {
     case Check::SPEARMAN:
       return absl::StrFormat("%.3f (Spearman over %d trials)", value, trials);
@@ -205,7 +272,8 @@ absl::StatusOr<CheckOutcome> EvaluateCheck(const Check& check, const RunOutcomes
     return absl::StrCat("trial ", of.trials[i].id, " (", TrialLabel(of.trials[i]), ") of run ",
                         of.name, " failed: ", i < of.errors.size() ? of.errors[i] : "");
   };
-  std::vector<double> values, versus;
+  std::vector<double> values, versus, scores;  // scores: what best_over compares
+  std::vector<size_t> trial_of;                // the trial each value came from
   for (size_t i : selected) {
     if (!run->results[i].has_value()) {
       outcome.error = failed(*run, i);
@@ -249,6 +317,13 @@ absl::StatusOr<CheckOutcome> EvaluateCheck(const Check& check, const RunOutcomes
         break;
     }
     values.push_back(value);
+    trial_of.push_back(i);
+    if (check.has_best_by()) {
+      ASSIGN_OR_RETURN(const double score, ValueOf(check.best_by(), *run, i, "best_by"));
+      scores.push_back(score);
+    } else {
+      scores.push_back(value);
+    }
     if (check.aggregate() == Check::SPEARMAN) {
       if (!check.has_versus()) {
         return absl::InvalidArgumentError("versus: SPEARMAN needs the other variable");
@@ -256,6 +331,9 @@ absl::StatusOr<CheckOutcome> EvaluateCheck(const Check& check, const RunOutcomes
       ASSIGN_OR_RETURN(const double x, ValueOf(check.versus(), *run, i, "versus"));
       versus.push_back(x);
     }
+  }
+  if (!check.best_over().empty()) {
+    RETURN_IF_ERROR(KeepBest(check, *run, scores, &trial_of, &values, &versus, &outcome.chosen));
   }
   outcome.trials = static_cast<int>(values.size());
   const MeanAndSpread summary = Summarize(values);

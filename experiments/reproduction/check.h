@@ -47,6 +47,8 @@ struct CheckOutcome {
   // Short commits ("360dff7", "360dff7+dirty") of the code that produced the trials, and the
   // spec hashes of the runs read ("2a:3f2a9c1d07e9").
   std::set<std::string> commits, specs;
+  // With best_over: the label kept for each group ("m=[64]: lr=1e-3"), in trial order.
+  std::vector<std::string> chosen;
 
   bool evaluated() const { return error.empty(); }
   // "0.9925 (least of 6; range 0.9925-0.99540)", "-0.99 (Spearman over 15 trials)".

@@ -103,6 +103,53 @@ TEST(CheckTest, GrowthDifferencePairingAndRankCorrelation) {
   EXPECT_EQ(rank.level, Level::kReproduced);
 }
 
+// Run "grid": widths m in {1, 2} times lr in {a, b} times seeds 1, 2; the error is lowest at
+// lr a for m = 1 (1, 2 against 5, 6) and at lr b for m = 2 (4, 4 against 3, 1).
+RunOutcomes Grid() {
+  RunOutcome run;
+  run.name = "grid";
+  const double error[2][2][2] = {{{1, 2}, {5, 6}}, {{4, 4}, {3, 1}}};
+  for (int m = 0; m < 2; ++m) {
+    for (int lr = 0; lr < 2; ++lr) {
+      for (int seed = 0; seed < 2; ++seed) {
+        Trial trial;
+        trial.labels = {{"m", std::to_string(m + 1)}, {"lr", lr ? "b" : "a"},
+                        {"seed", std::to_string(seed + 1)}};
+        TrialResult result;
+        result.points = {{10, "err", error[m][lr][seed]}};
+        run.trials.push_back(trial);
+        run.results.push_back(result);
+        run.errors.push_back("");
+      }
+    }
+  }
+  RunOutcomes runs;
+  runs["grid"] = run;
+  return runs;
+}
+
+TEST(CheckTest, BestOverTunesEachGroupBeforeAggregating) {
+  const CheckOutcome best = Evaluate(R"pb(run: "grid" value { metric: "err" } best_over: "lr"
+                                          aggregate: MAX)pb", Grid());
+  // Kept: m = 1 at lr a (1, 2) and m = 2 at lr b (3, 1).
+  EXPECT_EQ(best.trials, 4);
+  EXPECT_DOUBLE_EQ(best.max, 3);
+  EXPECT_DOUBLE_EQ(best.mean, 7.0 / 4);
+  EXPECT_EQ(best.chosen, (std::vector<std::string>{"m=1: lr=a", "m=2: lr=b"}));
+  EXPECT_EQ(best.Number(), "3 (largest of 4; range 1 to 3); best m=1: lr=a, m=2: lr=b");
+  const CheckOutcome worst = Evaluate(R"pb(run: "grid" where: "m=2" value { metric: "err" }
+                                           best_over: "lr" best_highest: true)pb", Grid());
+  EXPECT_DOUBLE_EQ(worst.mean, 4);
+  // Chosen by another quantity: the value is err - 10 * (its step-10 value); by err itself.
+  const CheckOutcome by = Evaluate(R"pb(run: "grid" where: "m=2" value { metric: "err" }
+                                        best_over: "lr" best_by { metric: "err" step: 10 }
+                                        less { metric: "err" step: 10 })pb", Grid());
+  EXPECT_EQ(by.chosen, (std::vector<std::string>{"m=2: lr=b"}));
+  EXPECT_EQ(EvaluateCheck(Parse<Check>(R"pb(run: "grid" value { metric: "err" } best_over: "x")pb"),
+                          Grid()).status().message(),
+            "best_over: run grid has no axis 'x'");
+}
+
 TEST(CheckTest, ClaimsFileMistakesNameTheField) {
   auto error = [](const std::string& text) {
     return std::string(EvaluateCheck(Parse<Check>(text), Runs()).status().message());
