@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "attention/base/files.h"
+#include "attention/base/status_macros.h"
 #include "experiments/field_path.h"
 #include "experiments/first_parse_error.h"
 #include "experiments/spec_loader.h"
@@ -39,6 +40,36 @@ absl::Status Override(ExperimentSpec* spec, const google::protobuf::RepeatedPtrF
     if (!status.ok()) {
       return absl::InvalidArgumentError(
           absl::StrCat(where, field, "[", i, "] '", assignment, "': ", status.message()));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// A run's trials as a dry run builds them, each with every metric logged at every logged step
+// (value 1): enough for the checks to find what they name before anything trains.
+RunOutcome DryRunOutcome(const std::string& name, const ExperimentResult& dry) {
+  RunOutcome outcome;
+  outcome.name = name;
+  outcome.trials = dry.trials;
+  for (const Trial& trial : dry.trials) {
+    TrialResult result;
+    for (int64_t step : LoggedSteps(trial.spec.training())) {
+      for (const std::string& metric : dry.metric_names) result.points.push_back({step, metric, 1});
+    }
+    outcome.results.push_back(std::move(result));
+    outcome.errors.emplace_back();
+  }
+  return outcome;
+}
+
+// Every check of every claim against the runs' dry runs: a misnamed run, axis, label, metric
+// or step is found before hours of training, not after.
+absl::Status CheckClaimsAgainst(const ClaimsFileText& claims, const RunOutcomes& dry_runs) {
+  for (int c = 0; c < claims.file.claim_size(); ++c) {
+    absl::StatusOr<ClaimOutcome> judged = JudgeClaim(claims.file.claim(c), dry_runs);
+    if (!judged.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(claims.path, ":", claims.claim_line[c], ": ", judged.status().message()));
     }
   }
   return absl::OkStatus();
@@ -97,6 +128,10 @@ absl::StatusOr<PaperOutcome> RunClaims(const ClaimsFileText& claims, const Claim
   paper.code = options.code;
   paper.quick = options.quick;
   const ClaimsFile& file = claims.file;
+  // Every run's spec with its overrides, dry-run first: the specs build and the checks find
+  // what they name.
+  std::vector<ParsedSpec> specs;
+  RunOutcomes dry_runs;
   for (int r = 0; r < file.run_size(); ++r) {
     const ClaimRun& run = file.run(r);
     const std::string where = absl::StrCat(claims.path, ":", claims.run_line[r], ": run ", run.name(), ": ");
@@ -108,6 +143,30 @@ absl::StatusOr<PaperOutcome> RunClaims(const ClaimsFileText& claims, const Claim
     if (options.quick) {
       if (absl::Status s = Override(&parsed->spec, run.quick_set(), where, "quick_set"); !s.ok()) return s;
     }
+    specs.push_back(std::move(*parsed));
+    if (options.quick && run.quick_skip()) {
+      dry_runs[run.name()].status = absl::UnavailableError("skipped by --quick");
+      continue;
+    }
+    RunOptions dry;
+    dry.dry_run = true;
+    dry.progress = false;
+    absl::StatusOr<ExperimentResult> built = RunExperiment(specs.back(), dry);
+    if (built.ok()) {
+      dry_runs[run.name()] = DryRunOutcome(run.name(), *built);
+    } else if (absl::IsNotFound(built.status())) {  // data missing: its claims say so later
+      dry_runs[run.name()].name = run.name();
+      dry_runs[run.name()].status = built.status();
+    } else {
+      return absl::InvalidArgumentError(absl::StrCat(where, built.status().message()));
+    }
+  }
+  RETURN_IF_ERROR(CheckClaimsAgainst(claims, dry_runs));
+
+  for (int r = 0; r < file.run_size(); ++r) {
+    const ClaimRun& run = file.run(r);
+    const ParsedSpec& parsed = specs[r];
+    const std::string where = absl::StrCat(claims.path, ":", claims.run_line[r], ": run ", run.name(), ": ");
     RunOutcome& outcome = paper.runs[run.name()];
     outcome.name = run.name();
     if (options.quick && run.quick_skip()) {
@@ -115,8 +174,9 @@ absl::StatusOr<PaperOutcome> RunClaims(const ClaimsFileText& claims, const Claim
       continue;
     }
     outcome.spec_hash = absl::StrFormat(
-        "%012x", Fnv1a(PrintSpec(ResultDeterminingSpec(parsed->spec))) & 0xffffffffffffull);
-    const ExperimentSpec& spec = parsed->spec;
+        "%012x", Fnv1a(PrintSpec(ResultDeterminingSpec(parsed.spec))) & 0xffffffffffffull);
+    const ExperimentSpec& spec = parsed.spec;
+    const std::string spec_path = parsed.locator->file();
     RunOptions run_options;
     run_options.out_dir = absl::StrCat(options.out_dir, options.quick ? "/quick/" : "/",
                                        !spec.store().empty() ? spec.store() : spec.name());
@@ -129,7 +189,7 @@ absl::StatusOr<PaperOutcome> RunClaims(const ClaimsFileText& claims, const Claim
       std::fprintf(stderr, "claims: paper %d, run %s (%s)\n", file.number(), run.name().c_str(),
                    spec_path.c_str());
     }
-    absl::StatusOr<ExperimentResult> result = RunExperiment(*parsed, run_options);
+    absl::StatusOr<ExperimentResult> result = RunExperiment(parsed, run_options);
     if (absl::IsCancelled(result.status())) return result.status();
     if (absl::IsNotFound(result.status())) {  // its data are not on this machine
       outcome.status = result.status();

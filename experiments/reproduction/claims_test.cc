@@ -1,6 +1,8 @@
 #include <cmath>
 
+#include "attention/base/files.h"
 #include "experiments/reproduction/check.h"
+#include "experiments/reproduction/claims_runner.h"
 #include "experiments/reproduction/claims_report.h"
 #include "experiments/reproduction/verdict.h"
 #include "google/protobuf/text_format.h"
@@ -284,6 +286,40 @@ TEST(ReportTest, QuickVerdictChanges) {
             (std::vector<std::string>{"2: expected reproduced, got partly reproduced",
                                       "3: not in the committed quick verdicts (got not reproduced)",
                                       "4: in the committed quick verdicts (reproduced) but not a claim"}));
+}
+
+// A claims file's mistakes surface before any trial trains: RunClaims dry-runs every run and
+// checks every claim against the trials it would get.
+TEST(ClaimsRunnerTest, MisnamedMetricFailsBeforeTraining) {
+  const std::string dir = ::testing::TempDir() + "/claims_runner";
+  ASSERT_TRUE(MakeDirectories(dir).ok());
+  ASSERT_TRUE(WriteFileAtomically(dir + "/tiny.textproto", R"pb(
+    model {
+      layer {
+        name: "attention" plugin: "prompt"
+        config { [type.googleapis.com/attnlab.plugins.PromptAttentionConfig] {
+          scale: 1 w { init: IDENTITY frozen: true } v { value: [0, 1] frozen: true } } }
+      }
+      loss { plugin: "logistic" }
+    }
+    dataset { sequences { sequence { token { x: [1, 1] } token { x: [0, 0.5] } } } }
+    optimizer { normalized_gd {} lr: 0.1 }
+    training { steps: 20 log_every: 10 }
+    metric { name: "corr" max_margin { layer: "attention" } })pb").ok());
+  const std::string claims = R"pb(number: 9 paper: "p"
+    run { name: "tiny" spec: "tiny.textproto" }
+    claim { id: "c" words: "w" check { run: "tiny" value { metric: "corr" step: 20 } } }
+    claim { id: "d" words: "w" check { run: "tiny" value { metric: "cor" } } })pb";
+  ASSERT_TRUE(WriteFileAtomically(dir + "/claims.textproto", claims).ok());
+  absl::StatusOr<ClaimsFileText> file = ReadClaimsFile(dir + "/claims.textproto");
+  ASSERT_TRUE(file.ok()) << file.status();
+  ClaimsOptions options;
+  options.out_dir = dir + "/stores";
+  options.progress = false;
+  absl::StatusOr<PaperOutcome> paper = RunClaims(*file, options);
+  EXPECT_EQ(paper.status().message(),
+            dir + "/claims.textproto:4: claim d: check[0].value: run tiny has no metric 'cor'");
+  EXPECT_FALSE(Exists(dir + "/stores")) << "nothing ran";
 }
 
 }  // namespace
