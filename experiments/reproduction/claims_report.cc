@@ -48,11 +48,14 @@ std::string CauseKind(Cause::Kind kind) {
 
 std::string Why(const ClaimOutcome& claim) {
   if (claim.verdict == Verdict::kReproduced) return "";
-  if (claim.verdict == Verdict::kInconclusive || claim.verdict == Verdict::kNotEvaluated) {
-    return claim.reason;
-  }
-  if (claim.causes.empty()) return "cause not established (no run tests one)";
+  if (claim.verdict == Verdict::kNotEvaluated) return claim.reason;
   std::vector<std::string> parts;
+  if (claim.verdict == Verdict::kInconclusive) {
+    parts.push_back(claim.reason);
+    if (claim.causes.empty()) return claim.reason;
+  } else if (claim.causes.empty()) {
+    return "cause not established (no run tests one)";
+  }
   for (const CauseOutcome& cause : claim.causes) {
     std::vector<std::string> evidence;
     for (const CheckOutcome& check : cause.evidence) evidence.push_back(CheckLine(check));

@@ -213,6 +213,17 @@ TEST(VerdictTest, FailedPreconditionIsInconclusive) {
   EXPECT_EQ(outcome->verdict, Verdict::kInconclusive);
   EXPECT_EQ(outcome->reason,
             "baseline beats 0 is 1 (least of 6; range 1 to 7), and the comparison needs > 1.5");
+  // Why the precondition failed can be established too.
+  outcome = JudgeClaim(
+      ClaimWith(std::string(kMet) + R"pb(precondition { name: "p" run: "r" value { metric: "m" }
+                  aggregate: MIN reproduced { op: GT value: 1.5 } }
+                cause { kind: CONFIGURATION text: "starts low" evidence { name: "e" run: "r"
+                  value { metric: "m" step: 0 } reproduced { op: LT value: 2 } } })pb"),
+      Runs());
+  ASSERT_TRUE(outcome.ok()) << outcome.status();
+  EXPECT_EQ(outcome->verdict, Verdict::kInconclusive);
+  ASSERT_EQ(outcome->causes.size(), 1u);
+  EXPECT_TRUE(outcome->causes[0].shown);
 }
 
 TEST(VerdictTest, CauseIsEstablishedOnlyByItsEvidence) {

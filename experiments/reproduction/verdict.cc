@@ -55,6 +55,21 @@ absl::StatusOr<ClaimOutcome> JudgeClaim(const Claim& claim, const RunOutcomes& r
       EvaluateAll(claim.precondition(), runs, claim.id(), "precondition");
   if (!requirements.ok()) return requirements.status();
   out.requirements = std::move(*requirements);
+  // Every cause's evidence is computed (so that a mistake in it is found however the claim
+  // turns out); the causes are kept only for a claim that is not reproduced.
+  for (int i = 0; i < claim.cause_size(); ++i) {
+    CauseOutcome cause;
+    cause.cause = claim.cause(i);
+    absl::StatusOr<std::vector<CheckOutcome>> evidence = EvaluateAll(
+        claim.cause(i).evidence(), runs, claim.id(), absl::StrCat("cause[", i, "].evidence"));
+    if (!evidence.ok()) return evidence.status();
+    cause.evidence = std::move(*evidence);
+    cause.shown = !cause.evidence.empty() &&
+                  std::all_of(cause.evidence.begin(), cause.evidence.end(), [](const CheckOutcome& c) {
+                    return c.evaluated() && c.level == Level::kReproduced;
+                  });
+    out.causes.push_back(std::move(cause));
+  }
 
   if (const CheckOutcome* missing = FirstUnevaluated(out.requirements)) {
     out.reason = absl::StrCat(missing->name, ": ", missing->error);
@@ -83,20 +98,7 @@ absl::StatusOr<ClaimOutcome> JudgeClaim(const Claim& claim, const RunOutcomes& r
   });
   out.verdict = all ? Verdict::kReproduced
                     : some || each_partly ? Verdict::kPartly : Verdict::kNotReproduced;
-  if (out.verdict == Verdict::kReproduced) return out;
-  for (int i = 0; i < claim.cause_size(); ++i) {
-    CauseOutcome cause;
-    cause.cause = claim.cause(i);
-    absl::StatusOr<std::vector<CheckOutcome>> evidence = EvaluateAll(
-        claim.cause(i).evidence(), runs, claim.id(), absl::StrCat("cause[", i, "].evidence"));
-    if (!evidence.ok()) return evidence.status();
-    cause.evidence = std::move(*evidence);
-    cause.shown = !cause.evidence.empty() &&
-                  std::all_of(cause.evidence.begin(), cause.evidence.end(), [](const CheckOutcome& c) {
-                    return c.evaluated() && c.level == Level::kReproduced;
-                  });
-    out.causes.push_back(std::move(cause));
-  }
+  if (out.verdict == Verdict::kReproduced) out.causes.clear();
   return out;
 }
 

@@ -27,7 +27,7 @@ struct CauseOutcome {
 struct ClaimOutcome {
   Claim claim;
   std::vector<CheckOutcome> checks, requirements;
-  // Only for a claim not fully reproduced.
+  // For a claim not reproduced, partly reproduced or inconclusive (why the comparison failed).
   std::vector<CauseOutcome> causes;
   Verdict verdict = Verdict::kNotEvaluated;
   // For inconclusive: the requirement that failed; for not evaluated: why.
