@@ -85,7 +85,8 @@ int Main(int argc, char** argv) {
     }
     tallies.push_back({file->file.number(), file->file.paper(),
                        DirectoryOf(std::string(name)) + "/CLAIMS.md",
-                       DirectoryOf(file->path) + "/claims.csv"});
+                       DirectoryOf(file->path) + "/claims.csv",
+                       DirectoryOf(file->path) + "/claims_quick.csv"});
     if (absl::GetFlag(FLAGS_paper) == 0 || file->file.number() == absl::GetFlag(FLAGS_paper)) {
       files.push_back(std::move(*file));
     }
@@ -154,6 +155,7 @@ int Main(int argc, char** argv) {
     // README's status table, from every paper's claims.csv as it now stands.
     for (PaperTally& tally : tallies) {
       tally.claims_csv = ReadFile(tally.claims_csv).value_or("");
+      tally.quick_csv = ReadFile(tally.quick_csv).value_or("");
     }
     const std::string readme_path = ResolveWorkspacePath("README.md");
     absl::StatusOr<std::string> readme = ReadFile(readme_path);

@@ -204,35 +204,61 @@ constexpr char kStatusEnd[] = "<!-- end claims status -->";
 
 }  // namespace
 
+namespace {
+
+Verdict VerdictNamed(absl::string_view name) {
+  for (Verdict v : {Verdict::kReproduced, Verdict::kPartly, Verdict::kNotReproduced,
+                    Verdict::kInconclusive}) {
+    if (VerdictName(v) == name) return v;
+  }
+  return Verdict::kNotEvaluated;
+}
+
+// One outcome per claim of a CSV whose claim id and verdict are the fields `id_field` and
+// `id_field + 1` (claims.csv repeats a claim on each of its checks' lines), and the commits
+// of its `commit_field` (-1: none).
+std::vector<ClaimOutcome> CsvVerdicts(absl::string_view csv, size_t id_field, int commit_field,
+                                      std::set<std::string>* commits) {
+  std::vector<ClaimOutcome> outcomes;
+  std::string last_id;
+  bool header = true;
+  for (absl::string_view line : absl::StrSplit(csv, '\n', absl::SkipEmpty())) {
+    const std::vector<std::string> fields = CsvFields(line);
+    if (header || fields.size() < std::max<size_t>(id_field + 2, commit_field + 1)) {
+      header = false;
+      continue;
+    }
+    if (commit_field >= 0) {
+      for (absl::string_view commit : absl::StrSplit(fields[commit_field], ' ', absl::SkipEmpty())) {
+        commits->insert(std::string(commit));
+      }
+    }
+    if (!outcomes.empty() && last_id == fields[id_field]) continue;
+    last_id = fields[id_field];
+    outcomes.emplace_back().verdict = VerdictNamed(fields[id_field + 1]);
+  }
+  return outcomes;
+}
+
+}  // namespace
+
 std::string ReadmeStatusTable(const std::vector<PaperTally>& papers) {
   std::string table =
       "| paper | claims (computed by `//experiments:claims`) | table | code |\n|---|---|---|---|\n";
   for (const PaperTally& paper : papers) {
-    std::vector<std::pair<std::string, Verdict>> verdicts;  // claim order, each once
     std::set<std::string> commits;
-    bool header = true;
-    for (absl::string_view line : absl::StrSplit(paper.claims_csv, '\n', absl::SkipEmpty())) {
-      const std::vector<std::string> fields = CsvFields(line);
-      if (header || fields.size() < 15) {
-        header = false;
-        continue;
-      }
-      for (absl::string_view commit : absl::StrSplit(fields[13], ' ', absl::SkipEmpty())) {
-        commits.insert(std::string(commit));
-      }
-      if (!verdicts.empty() && verdicts.back().first == fields[1]) continue;
-      Verdict verdict = Verdict::kNotEvaluated;
-      for (Verdict v : {Verdict::kReproduced, Verdict::kPartly, Verdict::kNotReproduced,
-                        Verdict::kInconclusive}) {
-        if (VerdictName(v) == fields[2]) verdict = v;
-      }
-      verdicts.emplace_back(fields[1], verdict);
+    const std::vector<ClaimOutcome> full = CsvVerdicts(paper.claims_csv, 1, 13, &commits);
+    const std::vector<ClaimOutcome> quick = CsvVerdicts(paper.quick_csv, 0, -1, nullptr);
+    std::string tally = "not run yet", link = paper.claims_md;
+    if (!full.empty()) {
+      tally = TallyLine(CountVerdicts(full));
+    } else if (!quick.empty()) {
+      tally = absl::StrCat("not run at full length yet; shortened runs (`--quick`): ",
+                           TallyLine(CountVerdicts(quick)));
+      link = absl::StrCat(paper.claims_md.substr(0, paper.claims_md.rfind('/') + 1), "claims_quick.csv");
     }
-    std::vector<ClaimOutcome> outcomes(verdicts.size());
-    for (size_t i = 0; i < verdicts.size(); ++i) outcomes[i].verdict = verdicts[i].second;
-    absl::StrAppend(&table, "| ", paper.number, ". ", Cell(paper.paper), " | ",
-                    verdicts.empty() ? "not run yet" : TallyLine(CountVerdicts(outcomes)), " | [",
-                    paper.claims_md, "](", paper.claims_md, ") | ",
+    absl::StrAppend(&table, "| ", paper.number, ". ", Cell(paper.paper), " | ", tally, " | [", link,
+                    "](", link, ") | ",
                     commits.empty() ? "" : absl::StrJoin(commits, " "), " |\n");
   }
   return table;

@@ -32,9 +32,10 @@ std::string ClaimsSummary(const PaperOutcome& paper);
 
 // README's status table, read from each paper's claims.csv (ClaimsCsv's text): per paper its
 // tally, its CLAIMS.md (`claims_md`, a path relative to README) and the commits of its rows.
+// A paper without full-length verdicts shows its quick tally and links claims_quick.csv.
 struct PaperTally {
   int number = 0;
-  std::string paper, claims_md, claims_csv;
+  std::string paper, claims_md, claims_csv, quick_csv;
 };
 std::string ReadmeStatusTable(const std::vector<PaperTally>& papers);
 

@@ -277,12 +277,19 @@ TEST(ReportTest, ReadmeStatusTableFromClaimsCsv) {
   const PaperOutcome paper = Paper();
   const std::string table =
       ReadmeStatusTable({{7, "A paper", "experiments/a/CLAIMS.md", ClaimsCsv(paper)},
-                         {8, "Another", "experiments/b/CLAIMS.md", ""}});
+                         {8, "Another", "experiments/b/CLAIMS.md", ""},
+                         {9, "Quick only", "experiments/c/CLAIMS.md", "",
+                          "claim,verdict\nx,reproduced\ny,not reproduced\n"}});
   EXPECT_NE(table.find("| 7. A paper | 1 of 3 reproduced (1 partly, 1 not reproduced) | "
                        "[experiments/a/CLAIMS.md](experiments/a/CLAIMS.md) | abcdef0 |"),
             std::string::npos)
       << table;
   EXPECT_NE(table.find("| 8. Another | not run yet |"), std::string::npos) << table;
+  EXPECT_NE(table.find("| 9. Quick only | not run at full length yet; shortened runs (`--quick`): "
+                       "1 of 2 reproduced (1 not reproduced) | "
+                       "[experiments/c/claims_quick.csv](experiments/c/claims_quick.csv) |"),
+            std::string::npos)
+      << table;
   const std::string readme = "# x\n<!-- claims status -->\nold\n<!-- end claims status -->\nrest\n";
   EXPECT_EQ(ReplaceStatusTable(readme, "new\n").value(),
             "# x\n<!-- claims status -->\nnew\n<!-- end claims status -->\nrest\n");
