@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "attention/base/files.h"
 #include "attention/base/status_macros.h"
 #include "attention/mechanism.h"
@@ -192,6 +193,28 @@ std::string ZooTable(const std::vector<ZooCell>& cells) {
   }
   for (const std::string& note : notes) absl::StrAppend(&out, note, "\n");
   return out;
+}
+
+absl::Status KeepTasks(absl::string_view labels, ZooSpec* zoo) {
+  if (labels.empty()) return absl::OkStatus();
+  std::set<std::string> wanted;
+  for (absl::string_view label : absl::StrSplit(labels, ',', absl::SkipEmpty())) {
+    wanted.insert(std::string(label));
+  }
+  std::vector<std::string> known;
+  ZooSpec kept = *zoo;
+  kept.clear_task();
+  for (const ZooSpec::Task& task : zoo->task()) {
+    known.push_back(task.label());
+    if (wanted.erase(task.label()) > 0) *kept.add_task() = task;
+  }
+  if (!wanted.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat("no task '", *wanted.begin(),
+                                                   "' in the zoo; its tasks: ", absl::StrJoin(known, ", ")));
+  }
+  if (kept.task().empty()) return absl::InvalidArgumentError("names no task");
+  *zoo = std::move(kept);
+  return absl::OkStatus();
 }
 
 absl::Status WriteZooCsv(const std::vector<ZooCell>& cells, const std::string& path) {

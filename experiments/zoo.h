@@ -41,6 +41,10 @@ struct ZooOptions {
 absl::StatusOr<std::vector<ZooCell>> RunZoo(const ZooSpec& zoo, const std::string& zoo_path,
                                             const ZooOptions& options);
 
+// Keeps the tasks of `zoo` labeled in `labels` (comma-separated, in the spec's order; empty:
+// all); InvalidArgument naming the known labels for one it does not have.
+absl::Status KeepTasks(absl::string_view labels, ZooSpec* zoo);
+
 // Rows: mechanisms; columns: "<task> <metric>"; notes in full below the table.
 std::string ZooTable(const std::vector<ZooCell>& cells);
 

@@ -21,6 +21,7 @@ ABSL_FLAG(int64_t, steps, 0, "> 0: every task trains this many steps (a quick lo
 ABSL_FLAG(std::string, reuse, "same",
           "Finished trials of other code in --out: same (refuse), rerun or any (take them).");
 ABSL_FLAG(std::string, mechanisms, "", "Comma-separated mechanisms (default: the zoo spec's, or every registered one).");
+ABSL_FLAG(std::string, tasks, "", "Comma-separated task labels (default: every task of the zoo spec).");
 
 namespace attnlab {
 namespace {
@@ -58,6 +59,11 @@ int Main(int argc, char** argv) {
     for (absl::string_view name : absl::StrSplit(absl::GetFlag(FLAGS_mechanisms), ',')) {
       zoo.add_mechanism(std::string(name));
     }
+  }
+  if (absl::Status status = KeepTasks(absl::GetFlag(FLAGS_tasks), &zoo); !status.ok()) {
+    std::fprintf(stderr, "--tasks=%s: %s\n", absl::GetFlag(FLAGS_tasks).c_str(),
+                 std::string(status.message()).c_str());
+    return 2;
   }
   ZooOptions options;
   options.code = ThisBuild();

@@ -118,5 +118,21 @@ TEST(ZooTest, ZooSpecErrorsNameTheTask) {
       << cells.status();
 }
 
+TEST(ZooTest, KeepTasksPicksByLabelAndNamesTheKnownOnes) {
+  ZooSpec zoo = Zoo();
+  ASSERT_TRUE(KeepTasks("3a", &zoo).ok());
+  ASSERT_EQ(zoo.task_size(), 1);
+  EXPECT_EQ(zoo.task(0).label(), "3a");
+
+  zoo = Zoo();
+  ASSERT_TRUE(KeepTasks("", &zoo).ok());
+  EXPECT_EQ(zoo.task_size(), 2);
+
+  const absl::Status status = KeepTasks("3a,lm", &zoo);
+  EXPECT_EQ(status.message(), "no task 'lm' in the zoo; its tasks: 1c, 3a") << status;
+  EXPECT_EQ(zoo.task_size(), 2);  // unchanged on error
+  EXPECT_EQ(KeepTasks(",", &zoo).message(), "names no task");
+}
+
 }  // namespace
 }  // namespace attnlab
