@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
+#include <utility>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -208,6 +210,41 @@ absl::Status KeepBest(const Check& check, const RunOutcome& run, const std::vect
   return absl::OkStatus();
 }
 
+// matched_by: the baseline's value at the trial's own matched_by quantity, interpolated along
+// the baseline trials `curve` (those of the trial's seed); nullopt, with `error` set, when the
+// trial lies outside the curve.
+absl::StatusOr<std::optional<double>> Interpolated(const Quantity& value, const Baseline& base,
+                                                   const RunOutcome& run, size_t trial,
+                                                   const RunOutcome& baseline,
+                                                   const std::vector<size_t>& curve,
+                                                   const std::string& field, std::string* error) {
+  if (curve.size() < 2) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        field, ".matched_by: ", curve.size(), " trials of run ", baseline.name, " have seed ",
+        *Label(run.trials[trial], "seed"), " (a curve needs at least two)"));
+  }
+  ASSIGN_OR_RETURN(const double x, ValueOf(base.matched_by(), run, trial, field + ".matched_by"));
+  std::vector<std::pair<double, double>> points;  // (matched_by, value) along the baseline
+  for (size_t b : curve) {
+    ASSIGN_OR_RETURN(const double bx, ValueOf(base.matched_by(), baseline, b, field + ".matched_by"));
+    ASSIGN_OR_RETURN(const double by, ValueOf(value, baseline, b, field));
+    points.emplace_back(bx, by);
+  }
+  std::sort(points.begin(), points.end());
+  for (size_t k = 1; k < points.size(); ++k) {
+    const auto& [x0, y0] = points[k - 1];
+    const auto& [x1, y1] = points[k];
+    if (x < x0 || x > x1) continue;
+    return x1 == x0 ? y0 : y0 + (y1 - y0) * (x - x0) / (x1 - x0);
+  }
+  *error = absl::StrFormat(
+      "trial %s (%s): its matched_by quantity %.6g is outside run %s's range %.6g to %.6g at its "
+      "seed (extend the baseline's grid)",
+      run.trials[trial].id, TrialLabel(run.trials[trial]), x, baseline.name, points.front().first,
+      points.back().first);
+  return std::optional<double>();
+}
+
 }  // namespace
 
 std::string CheckOutcome::Number() const {
@@ -298,6 +335,21 @@ absl::StatusOr<CheckOutcome> EvaluateCheck(const Check& check, const RunOutcomes
         std::vector<size_t> pair;
         for (size_t b : baseline_trials) {
           if (*Label(baseline->trials[b], "seed") == *seed) pair.push_back(b);
+        }
+        if (base_spec.has_matched_by()) {
+          for (size_t b : pair) {
+            if (!baseline->results[b].has_value()) {
+              outcome.error = failed(*baseline, b);
+              return outcome;
+            }
+            outcome.commits.insert(baseline->results[b]->code.ShortCommit());
+          }
+          ASSIGN_OR_RETURN(const std::optional<double> base,
+                           Interpolated(check.value(), base_spec, *run, i, *baseline, pair,
+                                        base_field, &outcome.error));
+          if (!base.has_value()) return outcome;
+          value = check.has_minus() ? value - *base : value / *base;
+          break;
         }
         if (pair.size() != 1) {
           return absl::InvalidArgumentError(absl::StrCat(

@@ -1,4 +1,5 @@
 #include <cmath>
+#include <tuple>
 
 #include "attention/base/files.h"
 #include "experiments/reproduction/check.h"
@@ -150,6 +151,56 @@ TEST(CheckTest, BestOverTunesEachGroupBeforeAggregating) {
   EXPECT_EQ(EvaluateCheck(Parse<Check>(R"pb(run: "grid" value { metric: "err" } best_over: "x")pb"),
                           Grid()).status().message(),
             "best_over: run grid has no axis 'x'");
+}
+
+// Run "curve": a penalty p on a grid f1 < f2 < f3 and one other, "loc", seeds 1 and 2, with a
+// norm and a perplexity each; loc's norm lies between two grid points at each seed.
+RunOutcomes Curve(double loc_norm_seed2 = 5) {
+  RunOutcome run;
+  run.name = "curve";
+  const std::vector<std::tuple<std::string, int, double, double>> rows = {
+      {"f1", 1, 1, 10}, {"f2", 1, 3, 20}, {"f3", 1, 5, 40}, {"loc", 1, 2, 12},
+      {"f1", 2, 2, 10}, {"f2", 2, 4, 30}, {"f3", 2, 6, 50}, {"loc", 2, loc_norm_seed2, 20}};
+  for (const auto& [p, seed, norm, ppl] : rows) {
+    Trial trial;
+    trial.id = p + std::to_string(seed);
+    trial.labels = {{"p", p}, {"seed", std::to_string(seed)}};
+    TrialResult result;
+    result.points = {{10, "norm", norm}, {10, "ppl", ppl}};
+    run.trials.push_back(trial);
+    run.results.push_back(result);
+    run.errors.push_back("");
+  }
+  RunOutcomes runs;
+  runs["curve"] = run;
+  return runs;
+}
+
+TEST(CheckTest, MatchedByInterpolatesTheBaselineAtTheTrialsOwnQuantity) {
+  // Seed 1: norm 2 lies halfway between f1 (10) and f2 (20): 15, so 12 / 15 = 0.8. Seed 2:
+  // norm 5 halfway between f2 (30) and f3 (50): 40, so 20 / 40 = 0.5.
+  const CheckOutcome ratio = Evaluate(R"pb(run: "curve" where: "p=loc" value { metric: "ppl" }
+                                           over_paired { where: "p=f1|f2|f3" matched_by { metric: "norm" } })pb",
+                                      Curve());
+  EXPECT_EQ(ratio.trials, 2);
+  EXPECT_DOUBLE_EQ(ratio.mean, 0.65);
+  EXPECT_DOUBLE_EQ(ratio.min, 0.5);
+  const CheckOutcome difference = Evaluate(R"pb(run: "curve" where: "p=loc" value { metric: "ppl" }
+                                                minus { where: "p=f1|f2|f3" matched_by { metric: "norm" } })pb",
+                                           Curve());
+  EXPECT_DOUBLE_EQ(difference.mean, -11.5);
+  // Outside the grid: not evaluated, and the row says why.
+  const CheckOutcome outside = Evaluate(R"pb(run: "curve" where: "p=loc" value { metric: "ppl" }
+                                             over_paired { where: "p=f1|f2|f3" matched_by { metric: "norm" } })pb",
+                                        Curve(7));
+  EXPECT_EQ(outside.error,
+            "trial loc2 (p=loc seed=2): its matched_by quantity 7 is outside run curve's range 2 to 6 "
+            "at its seed (extend the baseline's grid)");
+  // A curve of one point is a mistake of the claims file.
+  EXPECT_EQ(EvaluateCheck(Parse<Check>(R"pb(run: "curve" where: "p=loc" value { metric: "ppl" }
+                                            minus { where: "p=f1" matched_by { metric: "norm" } })pb"),
+                          Curve()).status().message(),
+            "minus.matched_by: 1 trials of run curve have seed 1 (a curve needs at least two)");
 }
 
 TEST(CheckTest, ClaimsFileMistakesNameTheField) {
