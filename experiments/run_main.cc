@@ -14,6 +14,7 @@
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "attention/mechanism.h"
 #include "attention/plugin_registry.h"
 #include "experiments/cluster.h"
@@ -52,12 +53,22 @@ ABSL_FLAG(double, progress_seconds, 30,
           "When stderr is not a terminal (a log file, a batch job): a progress line every this "
           "many seconds (> 0).");
 ABSL_FLAG(bool, list_plugins, false, "List the registered layers, losses, regularizers and attention mechanisms and exit.");
+ABSL_FLAG(bool, markdown, false,
+          "With --list_plugins: as a Markdown table (README's plugin table; tools/plugin_table puts it there).");
 
 namespace attnlab {
 namespace {
 
 template <typename Product>
 void ListPlugins(const Registry<Product>& registry) {
+  if (absl::GetFlag(FLAGS_markdown)) {
+    for (const std::string& name : registry.Names()) {
+      std::string summary = registry.Find(name)->summary;
+      absl::StrReplaceAll({{"|", "\\|"}}, &summary);
+      std::printf("| %s | `%s` | %s |\n", registry.kind().c_str(), name.c_str(), summary.c_str());
+    }
+    return;
+  }
   std::printf("%s plugins:\n", registry.kind().c_str());
   for (const std::string& name : registry.Names()) {
     const auto* entry = registry.Find(name);
@@ -100,6 +111,7 @@ int Main(int argc, char** argv) {
       "[--reuse=same|rerun|any] [--dry_run] [--list_plugins]");
   absl::ParseCommandLine(argc, argv);
   if (absl::GetFlag(FLAGS_list_plugins)) {
+    if (absl::GetFlag(FLAGS_markdown)) std::printf("| kind | plugin | what it is |\n|---|---|---|\n");
     ListPlugins(LayerRegistry<double>());
     ListPlugins(LossRegistry<double>());
     ListPlugins(RegularizerRegistry<double>());
