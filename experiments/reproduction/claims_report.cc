@@ -202,10 +202,6 @@ std::vector<std::string> CsvFields(absl::string_view line) {
 constexpr char kStatusBegin[] = "<!-- claims status -->";
 constexpr char kStatusEnd[] = "<!-- end claims status -->";
 
-}  // namespace
-
-namespace {
-
 Verdict VerdictNamed(absl::string_view name) {
   for (Verdict v : {Verdict::kReproduced, Verdict::kPartly, Verdict::kNotReproduced,
                     Verdict::kInconclusive}) {
