@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "attention/base/field_error.h"
 #include "datasets/data_path.h"
 #include "datasets/fixed_dataset.h"
@@ -37,6 +38,44 @@ absl::StatusOr<Batch<T>> Sequences(const std::vector<std::string>& words, const 
   return batch;
 }
 
+// Where `line` stops being UTF-8 text: the first byte of an invalid sequence or a control
+// character other than tab, vertical tab, form feed and carriage return; -1 when it is text.
+int64_t FirstNonTextByte(const std::string& line) {
+  const auto* bytes = reinterpret_cast<const unsigned char*>(line.data());
+  const int64_t size = static_cast<int64_t>(line.size());
+  for (int64_t i = 0; i < size;) {
+    const unsigned char c = bytes[i];
+    if (c < 0x80) {
+      if ((c < 0x20 && c != '\t' && c != '\v' && c != '\f' && c != '\r') || c == 0x7f) return i;
+      ++i;
+      continue;
+    }
+    // Lead bytes C2-DF, E0-EF and F0-F4 start sequences of 2, 3 and 4 bytes; the overlong
+    // and surrogate forms are excluded through the first continuation byte's range.
+    int length = 0;
+    unsigned char low = 0x80, high = 0xbf;
+    if (c >= 0xc2 && c <= 0xdf) {
+      length = 2;
+    } else if (c >= 0xe0 && c <= 0xef) {
+      length = 3;
+      if (c == 0xe0) low = 0xa0;
+      if (c == 0xed) high = 0x9f;
+    } else if (c >= 0xf0 && c <= 0xf4) {
+      length = 4;
+      if (c == 0xf0) low = 0x90;
+      if (c == 0xf4) high = 0x8f;
+    } else {
+      return i;
+    }
+    if (i + length > size || bytes[i + 1] < low || bytes[i + 1] > high) return i;
+    for (int k = 2; k < length; ++k) {
+      if (bytes[i + k] < 0x80 || bytes[i + k] > 0xbf) return i;
+    }
+    i += length;
+  }
+  return -1;
+}
+
 }  // namespace
 
 absl::StatusOr<std::vector<std::string>> ReadWikiTextTokens(const std::string& path) {
@@ -50,9 +89,11 @@ absl::StatusOr<std::vector<std::string>> ReadWikiTextTokens(const std::string& p
   int line_number = 0;
   while (std::getline(in, line)) {
     ++line_number;
-    if (line.find('\0') != std::string::npos) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(path, ":", line_number, ": a NUL byte: not a text file"));
+    if (const int64_t at = FirstNonTextByte(line); at >= 0) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "%s:%d: byte %d is 0x%02x, %s: not a text file", path, line_number, at + 1,
+          static_cast<unsigned char>(line[at]),
+          static_cast<unsigned char>(line[at]) < 0x80 ? "a control character" : "not UTF-8"));
     }
     std::istringstream tokens(line);
     std::string word;

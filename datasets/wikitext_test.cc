@@ -1,6 +1,9 @@
 #include "datasets/wikitext.h"
 
+#include <cstdint>
+#include <cstdlib>
 #include <filesystem>
+#include <fstream>
 
 #include "attention/base/field_error.h"
 #include "google/protobuf/text_format.h"
@@ -63,13 +66,41 @@ TEST(WikiTextTest, BadFilesNameTheField) {
   status = error(R"pb(train: "empty.tokens" seq_len: 4 vocab_size: 9)pb");
   EXPECT_NE(status.message().find("no words (an empty file?)"), std::string::npos);
   status = error(R"pb(train: "binary.tokens" seq_len: 4 vocab_size: 9)pb");
-  EXPECT_NE(status.message().find("binary.tokens:2: a NUL byte"), std::string::npos);
+  EXPECT_NE(status.message().find("binary.tokens:2: byte 1 is 0x00, a control character: not a "
+                                  "text file"),
+            std::string::npos)
+      << status;
   status = error(R"pb(train: "wiki.valid.tokens" seq_len: 400 vocab_size: 9)pb");
   EXPECT_NE(status.message().find("fewer than seq_len + 1"), std::string::npos);
   EXPECT_EQ(ErrorField(error(R"pb(train: "wiki.train.tokens" seq_len: 4)pb")), "vocab_size");
   status = error(R"pb(train: "wiki.train.tokens" seq_len: 4 vocab_size: 9
                       validation { name: "v" path: "missing" })pb");
   EXPECT_EQ(ErrorField(status), "validation[0].path");
+}
+
+// Random bytes without a NUL were read as words (the model trained on noise, exit 0).
+TEST(WikiTextTest, BytesThatAreNotUtf8TextAreRefused) {
+  const std::string path = std::string(std::getenv("TEST_TMPDIR")) + "/random.tokens";
+  std::string bytes;
+  uint32_t state = 12345;
+  while (bytes.size() < 4096) {
+    state = state * 1664525u + 1013904223u;
+    const char byte = static_cast<char>(state >> 24);
+    if (byte != '\0') bytes.push_back(byte);
+  }
+  std::ofstream(path, std::ios::binary) << bytes;
+  absl::StatusOr<std::vector<std::string>> words = ReadWikiTextTokens(path);
+  ASSERT_FALSE(words.ok());
+  EXPECT_NE(words.status().message().find(": not a text file"), std::string::npos)
+      << words.status();
+  // Text in other scripts, tabs and CRLF line ends are text.
+  std::ofstream(path, std::ios::binary) << "caf\xc3\xa9 \xe2\x80\x94 \xf0\x9f\x98\x80\tx\r\n";
+  EXPECT_TRUE(ReadWikiTextTokens(path).ok());
+  // Overlong forms and surrogates are not UTF-8.
+  for (const char* bad : {"\xc0\xaf", "\xe0\x80\xaf", "\xed\xa0\x80", "\xf4\x90\x80\x80", "\xc3"}) {
+    std::ofstream(path, std::ios::binary) << "word " << bad << "\n";
+    EXPECT_FALSE(ReadWikiTextTokens(path).ok()) << bad;
+  }
 }
 
 // The real WikiText-2 files, when this checkout sits next to ../shared/data (skipped otherwise).

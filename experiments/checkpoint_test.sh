@@ -88,4 +88,17 @@ cp first/.*.checkpoint "other/$other"
 "$run" --spec="$spec" --set=optimizer.lr=0.02 --out=other --threads=1 > other.out 2> other.err
 grep -q "checkpoint other/$other: written for another spec" other.err || {
   echo "expected the other-spec error:"; cat other.err; exit 1; }
+
+# A checkpoint with 8 flipped bits (one byte complemented, in the parameters' half) is refused:
+# it resumed silently and gave other results.
+run_until_checkpoint damaged
+damaged="damaged/$(ls -a damaged | grep '\.checkpoint$')"
+offset=$(( $(stat -c %s "$damaged") * 3 / 4 ))
+byte=$(od -An -tu1 -j "$offset" -N1 "$damaged" | tr -d ' ')
+printf "\\$(printf '%03o' $((255 - byte)))" | dd of="$damaged" bs=1 seek="$offset" conv=notrunc status=none
+if "$run" --spec="$spec" --out=damaged --threads=1 > damaged.out 2> damaged.err; then
+  echo "a damaged checkpoint resumed"; exit 1
+fi
+grep -q "$damaged: its checksum does not match its bytes (the file is damaged)" damaged.err || {
+  echo "expected the checksum error:"; cat damaged.err; exit 1; }
 echo "PASS ($(grep -o 'resumed at step [0-9]*' resumed.err))"

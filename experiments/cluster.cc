@@ -52,4 +52,13 @@ std::vector<std::string> Cluster::GatherToRoot(const std::string& mine) const {
   return out;
 }
 
+std::string Cluster::BroadcastFromRoot(const std::string& root) const {
+  if (!mpi_) return root;
+  int length = rank_ == 0 ? static_cast<int>(root.size()) : 0;
+  MPI_Bcast(&length, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  std::string out = rank_ == 0 ? root : std::string(length, '\0');
+  MPI_Bcast(out.data(), length, MPI_CHAR, 0, MPI_COMM_WORLD);
+  return out;
+}
+
 }  // namespace attnlab

@@ -21,6 +21,8 @@ class Cluster {
   void Barrier() const;
   // On rank 0: every rank's string, in rank order. On the others: empty.
   std::vector<std::string> GatherToRoot(const std::string& mine) const;
+  // Rank 0's string, on every rank (the others' argument is ignored).
+  std::string BroadcastFromRoot(const std::string& root) const;
 
   ~Cluster();
 

@@ -143,7 +143,8 @@ absl::Status ResultsStore::Supersede(const std::string& id) const {
 StoreLock::~StoreLock() { close(fd_); }  // releases the flock
 
 absl::StatusOr<std::unique_ptr<StoreLock>> ResultsStore::Lock(
-    const std::function<void(const std::string&)>& waiting) const {
+    const std::function<void(const std::string&)>& waiting,
+    const std::function<bool()>& stop) const {
   if (absl::Status s = MakeDirectories(dir_); !s.ok()) return s;
   const std::string path = dir_ + "/.lock";
   const int fd = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
@@ -160,12 +161,20 @@ absl::StatusOr<std::unique_ptr<StoreLock>> ResultsStore::Lock(
                          n > 0 ? absl::StrCat(" (pid ", absl::StripAsciiWhitespace(holder), ")")
                                : std::string(),
                          " to finish"));
-    while (flock(fd, LOCK_EX) != 0) {
-      if (errno != EINTR) {
+    // Polled, not a blocking flock: a signal handler installed with SA_RESTART (std::signal)
+    // would restart the blocking call, and Ctrl-C would wait for the other run.
+    while (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+      if (errno != EWOULDBLOCK && errno != EINTR) {
         absl::Status status = ErrnoError("cannot lock " + path);
         close(fd);
         return status;
       }
+      if (stop && stop()) {
+        close(fd);
+        return absl::CancelledError(
+            absl::StrCat("interrupted while waiting for the run writing to ", dir_));
+      }
+      usleep(50 * 1000);
     }
   }
   const std::string pid = absl::StrCat(getpid(), "\n");

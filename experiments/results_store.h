@@ -79,9 +79,11 @@ class ResultsStore {
   // Creates the store's directory and takes its lock (DIR/.lock, flock): one run writes to a
   // store at a time, and a second run on it waits (its start-up clean-up would delete the first
   // run's live temporaries), calling `waiting` first with a line saying for whom. Fails if the
-  // directory cannot be created or written (read-only, a file, ...).
+  // directory cannot be created or written (read-only, a file, ...); Cancelled when `stop`
+  // (optional, polled while waiting) says to stop.
   absl::StatusOr<std::unique_ptr<StoreLock>> Lock(
-      const std::function<void(const std::string&)>& waiting) const;
+      const std::function<void(const std::string&)>& waiting,
+      const std::function<bool()>& stop = nullptr) const;
 
   // Removes the temporaries a killed run left behind (".<id>.tmp.<pid>" trial directories,
   // "<file>.tmp.<pid>"). Call only with the store's lock held.

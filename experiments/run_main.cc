@@ -151,7 +151,9 @@ int Main(int argc, char** argv) {
   }
   // An override the sweep replaces in every trial would be dropped without a word.
   for (const std::string& assignment : assignments) {
-    absl::Status status = CheckNotSwept(parsed->spec, assignment.substr(0, assignment.find('=')));
+    const size_t eq = assignment.find('=');
+    absl::Status status =
+        CheckNotSwept(parsed->spec, assignment.substr(0, eq), assignment.substr(eq + 1));
     if (!status.ok()) {
       std::fprintf(stderr, "--set %s: %s\n", assignment.c_str(), std::string(status.message()).c_str());
       return 2;
@@ -186,7 +188,8 @@ int Main(int argc, char** argv) {
     return 130;
   }
   if (!result.ok()) {
-    std::fprintf(stderr, "%s\n", std::string(result.status().message()).c_str());
+    std::fprintf(stderr, "%s%s\n", cluster.root() ? "" : absl::StrCat("rank ", cluster.rank(), ": ").c_str(),
+                 std::string(result.status().message()).c_str());
     // Bad input (a spec error, a missing data file, a store of other code's results) is 2; a
     // failure while running is 1.
     const bool bad_input = absl::IsInvalidArgument(result.status()) ||

@@ -10,10 +10,12 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "attention/base/field_error.h"
 #include "attention/base/status_macros.h"
 #include "experiments/cluster.h"
+#include "experiments/finite_numbers.h"
 #include "attention/base/files.h"
 #include "experiments/progress_board.h"
 #include "experiments/statistics.h"
@@ -99,6 +101,45 @@ absl::Status ValidateSweepColumns(const ExperimentSpec& spec,
   return absl::OkStatus();
 }
 
+// Rank 0's set-up of the store: its lock, the clean-up of a killed run's temporaries, and
+// other code's results moved aside when they are to be run again.
+absl::Status PrepareStore(const ResultsStore& store, const RunOptions& options,
+                          const std::vector<Trial>& trials, const std::vector<int>& other_code,
+                          std::unique_ptr<StoreLock>* lock) {
+  absl::StatusOr<std::unique_ptr<StoreLock>> locked = store.Lock(
+      [&](const std::string& line) {
+        if (options.progress) std::fprintf(stderr, "%s\n", line.c_str());
+      },
+      options.stop);
+  if (absl::IsCancelled(locked.status())) return locked.status();
+  if (!locked.ok()) {  // before any trial trains: a read-only --out, or a file
+    return absl::InvalidArgumentError(absl::StrCat("--out=", options.out_dir, ": ",
+                                                   locked.status().message()));
+  }
+  *lock = std::move(*locked);
+  RETURN_IF_ERROR(store.RemoveStaleTemporaries());
+  if (options.reuse != Reuse::kRerun) return absl::OkStatus();
+  for (int i : other_code) {
+    RETURN_IF_ERROR(store.Supersede(trials[i].id));
+    if (options.progress) {
+      std::fprintf(stderr, "note: trial %s was run by other code; running it again (the old "
+                   "result is in %s/superseded/)\n", trials[i].id.c_str(),
+                   options.out_dir.c_str());
+    }
+  }
+  return absl::OkStatus();
+}
+
+// Rank 0's status on every rank (code and message), after which all ranks go on together.
+absl::Status ShareRootStatus(const Cluster& cluster, const absl::Status& status) {
+  const std::string shared = cluster.BroadcastFromRoot(
+      status.ok() ? "" : absl::StrCat(static_cast<int>(status.code()), "\t", status.message()));
+  if (shared.empty()) return absl::OkStatus();
+  const size_t tab = shared.find('\t');
+  return absl::Status(static_cast<absl::StatusCode>(std::stoi(shared.substr(0, tab))),
+                      shared.substr(tab + 1));
+}
+
 // The trials whose finished result in the store came from other code.
 std::vector<int> OtherCodeTrials(const ResultsStore& store, const std::vector<Trial>& trials,
                                  const CodeVersion& code) {
@@ -156,6 +197,11 @@ absl::StatusOr<ExperimentResult> RunExperiment(const ParsedSpec& parsed,
   std::set<std::string> notes;
   for (const Trial& trial : out.trials) {
     NotePastTheEnd(trial.spec, &notes);
+    if (absl::Status s = CheckFiniteNumbers(trial.spec); !s.ok()) {
+      return SpecError(locator, s,
+                       parsed.spec.has_sweep() ? absl::StrCat(" (trial ", TrialLabel(trial), ")")
+                                               : "");
+    }
     absl::StatusOr<std::unique_ptr<TrialRunner>> runner =
         TrialRunner::Create(trial.spec, options.threads, parsed.directory);
     if (!runner.ok()) {
@@ -196,28 +242,12 @@ absl::StatusOr<ExperimentResult> RunExperiment(const ParsedSpec& parsed,
     return OtherCodeError(store, out.trials, other_code, options.code);
   }
   std::unique_ptr<StoreLock> lock;  // rank 0 holds the store for all ranks of this run
-  if (rank == 0) {
-    absl::StatusOr<std::unique_ptr<StoreLock>> locked = store.Lock([&](const std::string& line) {
-      if (options.progress) std::fprintf(stderr, "%s\n", line.c_str());
-    });
-    if (!locked.ok()) {  // before any trial trains: a read-only --out, or a file
-      return absl::InvalidArgumentError(absl::StrCat("--out=", options.out_dir, ": ",
-                                                     locked.status().message()));
-    }
-    lock = std::move(*locked);
-    RETURN_IF_ERROR(store.RemoveStaleTemporaries());
-    if (options.reuse == Reuse::kRerun) {
-      for (int i : other_code) {
-        RETURN_IF_ERROR(store.Supersede(out.trials[i].id));
-        if (options.progress) {
-          std::fprintf(stderr, "note: trial %s was run by other code; running it again (the old "
-                       "result is in %s/superseded/)\n", out.trials[i].id.c_str(),
-                       options.out_dir.c_str());
-        }
-      }
-    }
-  }
-  if (cluster) cluster->Barrier();  // no rank writes before the clean-up
+  absl::Status prepared =
+      rank == 0 ? PrepareStore(store, options, out.trials, other_code, &lock) : absl::OkStatus();
+  // Every rank learns rank 0's outcome, so that none waits for a rank that returned; after
+  // it, no rank writes before the clean-up.
+  if (cluster) prepared = ShareRootStatus(*cluster, prepared);
+  RETURN_IF_ERROR(prepared);
 
   const int total = static_cast<int>(out.trials.size());
   out.results.resize(total);
@@ -301,10 +331,21 @@ absl::StatusOr<ExperimentResult> RunExperiment(const ParsedSpec& parsed,
       });
     });
   });
-  for (const absl::Status& status : io_errors) RETURN_IF_ERROR(status);
-  // Failures (and reuse counts) travel to rank 0 as "index\terror" lines; results come back
-  // through the shared store.
+  // Failures (and reuse counts) travel to rank 0 as "index\terror" lines, a store's I/O error
+  // as "E<code>\tmessage" (every rank reaches the gather, so none waits for one that
+  // returned); results come back through the shared store.
+  absl::Status io_status;
+  for (const absl::Status& status : io_errors) {
+    if (!status.ok()) {
+      io_status = status;
+      break;
+    }
+  }
   std::string report;
+  if (!io_status.ok()) {
+    absl::StrAppend(&report, "E", static_cast<int>(io_status.code()), "\t",
+                    absl::StrReplaceAll(io_status.message(), {{"\n", " "}}), "\n");
+  }
   for (int i : mine) {
     if (!out.results[i].has_value()) absl::StrAppend(&report, "F", i, "\t", out.errors[i], "\n");
     if (reused[i]) absl::StrAppend(&report, "R", i, "\n");
@@ -317,11 +358,15 @@ absl::StatusOr<ExperimentResult> RunExperiment(const ParsedSpec& parsed,
     for (absl::string_view line : absl::StrSplit(text, '\n', absl::SkipEmpty())) {
       const size_t tab = line.find('\t');
       const int i = std::stoi(std::string(line.substr(1, tab == line.npos ? line.npos : tab - 1)));
+      if (line[0] == 'E' && io_status.ok()) {
+        io_status = absl::Status(static_cast<absl::StatusCode>(i), line.substr(tab + 1));
+      }
       if (line[0] == 'F') out.errors[i] = std::string(line.substr(tab + 1));
       if (line[0] == 'R') ++out.reused;
       if (line[0] == 'C') ++interrupted;
     }
   }
+  RETURN_IF_ERROR(io_status);
   if (interrupted > 0 || std::count(cancelled.begin(), cancelled.end(), 1) > 0) {
     return absl::CancelledError(absl::StrCat(
         "interrupted: ", options.out_dir, " keeps the finished trials and a checkpoint of each "

@@ -150,26 +150,35 @@ TEST_F(RunnerTest, AFailingTrialDoesNotStopTheOthers) {
 // where it started, is recorded as failed, and the sweep goes on.
 TEST_F(RunnerTest, ADivergedTrialStopsAloneAndSaysWhere) {
   std::string spec = kSpec;
-  spec.replace(spec.find("value: [ \"[0, 0]\", \"[1, 0]\" ]"), 32,
-               "value: [ \"[0, 0]\", \"[nan, 0]\" ]");
   // A step size that overflows p to Inf after a few steps.
   spec.replace(spec.find("axis {"), 0,
                "axis { name: \"lr\" field: \"optimizer.lr\" value: [\"0.1\", \"1e308\"] }\n  ");
   auto result = Run(spec, "diverged");
   ASSERT_TRUE(result.ok()) << result.status();
-  ASSERT_EQ(result->trials.size(), 4u);  // (lr, p0): (0.1, 0), (0.1, nan), (1e308, 0), (1e308, nan)
-  EXPECT_EQ(result->failed, 3);
+  ASSERT_EQ(result->trials.size(), 4u);  // (lr, p0): (0.1, [0, 0]), (0.1, [1, 0]), (1e308, ...)
+  EXPECT_EQ(result->failed, 2);
   EXPECT_TRUE(result->results[0].has_value());
-  EXPECT_EQ(result->errors[1],
-            "diverged at step 0: loss is nan; first non-finite: parameter 'attention/p'");
-  EXPECT_TRUE(absl::StartsWith(result->errors[2], "diverged at step ")) << result->errors[2];
-  EXPECT_TRUE(absl::EndsWith(result->errors[2], "first non-finite: parameter 'attention/p'"))
-      << result->errors[2];
+  EXPECT_TRUE(result->results[1].has_value());
+  for (int i : {2, 3}) {
+    EXPECT_TRUE(absl::StartsWith(result->errors[i], "diverged at step ")) << result->errors[i];
+    EXPECT_TRUE(absl::EndsWith(result->errors[i], "first non-finite: parameter 'attention/p'"))
+        << result->errors[i];
+  }
   const std::string summary = Read(::testing::TempDir() + "/diverged/summary.csv");
-  EXPECT_NE(summary.find(",failed: diverged at step 0: loss is nan; first non-finite: "
-                         "parameter 'attention/p'"),
-            std::string::npos)
-      << summary;
+  EXPECT_NE(summary.find(",failed: diverged at step "), std::string::npos) << summary;
+}
+
+// A non-finite number in a trial's spec (here a sweep value) is a spec error before anything
+// runs, located in the file with the trial named (it trained and diverged at step 0).
+TEST_F(RunnerTest, NonFiniteSpecValuesAreSpecErrors) {
+  std::string spec = kSpec;
+  spec.replace(spec.find("value: [ \"[0, 0]\", \"[1, 0]\" ]"), 32,
+               "value: [ \"[0, 0]\", \"[nan, 0]\" ]");
+  auto result = Run(spec, "nan");
+  EXPECT_TRUE(absl::IsInvalidArgument(result.status()));
+  EXPECT_EQ(std::string(result.status().message()),
+            "tiny.textproto:6:5: model.layer[0].config.p.value[0]: must be a finite number, got "
+            "nan (trial p0=[nan, 0] seed=0)");
 }
 
 TEST_F(RunnerTest, SpecErrorsAreLocatedAndNothingRuns) {

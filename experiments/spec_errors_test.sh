@@ -64,6 +64,19 @@ expect "--set optimizer.lr=nan: the sweep's axis 'optimizer' (sweep.axis[1]) set
 expect "--set training={ steps: 5 }: the sweep's axis 'model' (sweep.axis[0]) sets training in every trial and would replace this value; change the axis's values instead" \
   --spec=experiments/sparse_selection/3c.textproto '--set=training={ steps: 5 }' --dry_run
 
+# Numbers at the extremes and non-finite ones (the first two exited 134 with std::bad_alloc, the
+# others trained: std inf made every pixel 0, an optimizer through "." was dropped).
+expect "experiments/max_margin/1a.textproto:41:3: training.log_every: every 10 of training.steps = 9223372036854775807 logs 922337203685477581 steps; at most 1000000 fit a trial's results (raise log_every) (trial s=1 seed=0)" \
+  --spec=experiments/max_margin/1a.textproto --set=training.steps=9223372036854775807
+expect "experiments/max_margin/1a.textproto:41:3: training.log_every: every 10 of training.steps = 1000000000000 logs 100000000001 steps; at most 1000000 fit a trial's results (raise log_every) (trial s=1 seed=0)" \
+  --spec=experiments/max_margin/1a.textproto --set=training.steps=1000000000000 --dry_run
+expect "$data/cifar.textproto:4:3: dataset.images.std[0]: must be a finite number, got inf" \
+  --spec="$data/cifar.textproto" '--set=dataset.images.std=[inf, 1, 1]' '--set=dataset.images.mean=[0, 0, 0]' --dry_run
+expect "--set .=optimizer { adam {} lr: nan }: the sweep's axis 'optimizer' (sweep.axis[1]) sets optimizer in every trial and would replace this value; change the axis's values instead" \
+  --spec=experiments/max_margin/1c.textproto '--set=.=optimizer { adam {} lr: nan }' --dry_run
+# A directory where the spec should be: said so (it read as an empty spec).
+expect "experiments: is a directory, not a spec file" --spec=experiments --dry_run
+
 # A good spec passes the same dry run.
 if ! "$run" --spec=experiments/max_margin/1a.textproto --dry_run >/dev/null; then
   echo "FAIL: the 1a spec does not pass --dry_run"

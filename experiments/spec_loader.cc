@@ -1,5 +1,7 @@
 #include "experiments/spec_loader.h"
 
+#include <sys/stat.h>
+
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -149,6 +151,10 @@ absl::StatusOr<ParsedSpec> ReadSpecFile(const std::string& path) {
   if (!in) {
     return absl::NotFoundError(
         absl::StrCat(path, ": cannot read spec file (", std::strerror(errno), ")"));
+  }
+  struct stat info;  // a directory opens, and reads as an empty spec
+  if (stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode)) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": is a directory, not a spec file"));
   }
   std::stringstream text;
   text << in.rdbuf();

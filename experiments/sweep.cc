@@ -7,6 +7,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "attention/base/field_error.h"
+#include "attention/base/status_macros.h"
 #include "experiments/field_path.h"
 #include "attention/base/files.h"
 #include "experiments/spec_loader.h"
@@ -58,7 +59,14 @@ std::vector<std::vector<PathComponent>> TopLevelFields(absl::string_view value) 
 
 }  // namespace
 
-absl::Status CheckNotSwept(const ExperimentSpec& spec, absl::string_view path) {
+absl::Status CheckNotSwept(const ExperimentSpec& spec, absl::string_view path,
+                           absl::string_view value) {
+  if (path == ".") {  // each top-level field the value sets is an override of its own
+    for (const auto& field : TopLevelFields(value)) {
+      RETURN_IF_ERROR(CheckNotSwept(spec, field[0].name, ""));
+    }
+    return absl::OkStatus();
+  }
   absl::StatusOr<std::vector<PathComponent>> set = ParseFieldPath(path);
   if (!set.ok() || (!set->empty() && (*set)[0].name == "sweep")) return absl::OkStatus();
   for (int a = 0; a < spec.sweep().axis_size(); ++a) {

@@ -43,9 +43,11 @@ std::string TrialLabel(const Trial& trial);
 // Column names of Trial::labels, in order.
 std::vector<std::string> SweepColumns(const ExperimentSpec& spec);
 
-// An error when a sweep axis sets `path` (a --set override), a message containing it, or a part
-// of it: every trial would replace the override. Paths under "sweep" are never swept.
-absl::Status CheckNotSwept(const ExperimentSpec& spec, absl::string_view path);
+// An error when a sweep axis sets `path` (a --set override of `value`), a message containing
+// it, or a part of it: every trial would replace the override. Path "." overrides each
+// top-level field its value sets. Paths under "sweep" are never swept.
+absl::Status CheckNotSwept(const ExperimentSpec& spec, absl::string_view path,
+                           absl::string_view value);
 
 }  // namespace attnlab
 

@@ -112,14 +112,19 @@ TEST(SweepTest, OverridesTheSweepReplacesAreFound) {
     })pb");
   for (const char* swept : {"optimizer.lr", "optimizer", "model.layer[0].plugin", "dataset",
                             "dataset.seed"}) {
-    EXPECT_FALSE(CheckNotSwept(spec, swept).ok()) << swept;
+    EXPECT_FALSE(CheckNotSwept(spec, swept, "").ok()) << swept;
   }
   for (const char* free : {"training.steps", "dataset.planted", "sweep.seed", "report"}) {
-    EXPECT_TRUE(CheckNotSwept(spec, free).ok()) << free;
+    EXPECT_TRUE(CheckNotSwept(spec, free, "").ok()) << free;
   }
-  EXPECT_EQ(std::string(CheckNotSwept(spec, "model.dtype").message()),
+  EXPECT_EQ(std::string(CheckNotSwept(spec, "model.dtype", "FLOAT").message()),
             "the sweep's axis 'm' (sweep.axis[1]) sets model in every trial and would replace "
             "this value; change the axis's values instead");
+  // "." sets whole top-level fields: each is checked (an optimizer through "." was dropped).
+  EXPECT_EQ(std::string(CheckNotSwept(spec, ".", "optimizer { adam {} lr: nan }").message()),
+            "the sweep's axis 'optimizer' (sweep.axis[0]) sets optimizer in every trial and would "
+            "replace this value; change the axis's values instead");
+  EXPECT_TRUE(CheckNotSwept(spec, ".", "training { steps: 2 } sweep { seed: 1 }").ok());
 }
 
 TEST(SweepTest, BadValuesNameTheAxisValue) {

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <optional>
 #include <set>
@@ -55,6 +56,18 @@ absl::Status ValidateTraining(const ExperimentSpec& spec, bool stream) {
     return FieldError("training.batch_size", "a streaming dataset needs batch_size > 0");
   }
   if (training.log_every() < 0) return FieldError("training.log_every", "must be >= 0");
+  if (training.log_every() > 0 && training.steps() / training.log_every() >= kMaxLoggedSteps) {
+    return FieldError("training.log_every",
+                      absl::StrCat("every ", training.log_every(), " of training.steps = ",
+                                   training.steps(), " logs ",
+                                   training.steps() / training.log_every() + 1,
+                                   " steps; at most ", kMaxLoggedSteps,
+                                   " fit a trial's results (raise log_every)"));
+  }
+  if (training.log_step_size() >= kMaxLoggedSteps) {
+    return FieldError("training.log_step", absl::StrCat(training.log_step_size(),
+                                                        " steps; at most ", kMaxLoggedSteps));
+  }
   if (training.micro_batch_size() < 0) {
     return FieldError("training.micro_batch_size", "must be >= 0 (0: the whole batch)");
   }
@@ -307,7 +320,10 @@ class TypedTrialRunner : public TrialRunner {
     out.String(ctx_.RandomState());
     for (const Parameter<T>* param : model_->parameters()) out.Write(param->value);
     optimizer_->SaveState(&out);
-    return WriteFileAtomically(path, out.bytes());
+    std::string bytes = out.bytes();
+    const uint64_t checksum = Fnv1a(bytes);  // last: a damaged file is refused, not resumed
+    bytes.append(reinterpret_cast<const char*>(&checksum), sizeof checksum);
+    return WriteFileAtomically(path, bytes);
   }
 
   // Restores a checkpoint Save wrote; returns the step to go on with (0 when there is none).
@@ -316,12 +332,25 @@ class TypedTrialRunner : public TrialRunner {
     absl::StatusOr<std::string> bytes = ReadFile(path);
     if (absl::IsNotFound(bytes.status())) return 0;
     if (!bytes.ok()) return bytes.status();
-    StateReader in(*bytes, absl::StrCat("checkpoint ", path));
-    ASSIGN_OR_RETURN(const std::string magic, in.String());
-    if (magic == kOldCheckpointMagic) {
-      return in.Error("written by an older attnlab (checkpoint v1, before trials kept .npy snapshots)");
+    const std::string what = absl::StrCat("checkpoint ", path);
+    StateReader header(*bytes, what);
+    ASSIGN_OR_RETURN(const std::string magic, header.String());
+    if (magic == kCheckpointMagicV1) {
+      return header.Error("written by an older attnlab (checkpoint v1, before trials kept .npy snapshots)");
     }
-    if (magic != kCheckpointMagic) return in.Error("not an attnlab checkpoint");
+    if (magic == kCheckpointMagicV2) {
+      return header.Error("written by an older attnlab (checkpoint v2, without a checksum)");
+    }
+    if (magic != kCheckpointMagic) return header.Error("not an attnlab checkpoint");
+    uint64_t checksum = 0;  // the file's last bytes; the magic before them is longer
+    const absl::string_view body =
+        absl::string_view(*bytes).substr(0, bytes->size() - sizeof checksum);
+    std::memcpy(&checksum, bytes->data() + body.size(), sizeof checksum);
+    if (checksum != Fnv1a(body)) {
+      return header.Error("its checksum does not match its bytes (the file is damaged)");
+    }
+    StateReader in(body, what);
+    RETURN_IF_ERROR(in.String().status());  // the magic
     ASSIGN_OR_RETURN(const std::string spec, in.String());
     if (spec != spec_text) {
       return in.Error("written for another spec of this trial");
@@ -366,8 +395,9 @@ class TypedTrialRunner : public TrialRunner {
     return next_step;
   }
 
-  static constexpr char kCheckpointMagic[] = "attnlab trial checkpoint v2";
-  static constexpr char kOldCheckpointMagic[] = "attnlab trial checkpoint v1";
+  static constexpr char kCheckpointMagic[] = "attnlab trial checkpoint v3";
+  static constexpr char kCheckpointMagicV2[] = "attnlab trial checkpoint v2";
+  static constexpr char kCheckpointMagicV1[] = "attnlab trial checkpoint v1";
 
   // The parameters and every metric's arrays at `step`, appended to the result's snapshots.
   absl::Status Snapshot(int64_t step, TrialResult* result) const {
@@ -512,8 +542,10 @@ std::set<int64_t> LoggedSteps(const TrainingSpec& training) {
   for (int64_t step : training.log_step()) {
     if (step <= training.steps()) steps.insert(step);
   }
-  if (training.log_every() > 0) {
-    for (int64_t s = 0; s <= training.steps(); s += training.log_every()) steps.insert(s);
+  if (training.log_every() > 0) {  // k * log_every, never past steps (no overflow near 2^63)
+    for (int64_t k = 0; k <= training.steps() / training.log_every(); ++k) {
+      steps.insert(k * training.log_every());
+    }
   }
   return steps;
 }

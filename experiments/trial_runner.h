@@ -46,6 +46,10 @@ struct Progress {
   double loss;  // of the last training step
 };
 
+// The most steps a trial may log: its results hold every metric at each (a spec asking for
+// more is refused before anything runs, not met with bad_alloc).
+constexpr int64_t kMaxLoggedSteps = 1000000;
+
 // The steps a trial logs: 0, every log_every steps, each log_step up to the last, and the last.
 std::set<int64_t> LoggedSteps(const TrainingSpec& training);
 

@@ -57,6 +57,10 @@ absl::StatusOr<std::string> ReadFile(const std::string& path) {
     if (!Exists(path)) return absl::NotFoundError(absl::StrCat(path, ": no such file"));
     return ErrnoError("cannot open " + path);
   }
+  struct stat info;  // a directory opens, and reads as an empty file
+  if (stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode)) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": is a directory, not a file"));
+  }
   std::stringstream text;
   text << in.rdbuf();
   if (in.bad()) return ErrnoError("cannot read " + path);

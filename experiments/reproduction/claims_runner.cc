@@ -36,7 +36,7 @@ absl::Status Override(ExperimentSpec* spec, const google::protobuf::RepeatedPtrF
         eq == std::string::npos
             ? absl::InvalidArgumentError("expected FIELD=VALUE")
             : SetFieldFromText(spec, assignment.substr(0, eq), assignment.substr(eq + 1));
-    if (status.ok()) status = CheckNotSwept(*spec, assignment.substr(0, eq));
+    if (status.ok()) status = CheckNotSwept(*spec, assignment.substr(0, eq), assignment.substr(eq + 1));
     if (!status.ok()) {
       return absl::InvalidArgumentError(
           absl::StrCat(where, field, "[", i, "] '", assignment, "': ", status.message()));
