@@ -1,5 +1,7 @@
 #include "experiments/finite_numbers.h"
 
+#include <limits>
+#include <memory>
 #include <string>
 
 #include "attention/base/field_error.h"
@@ -45,6 +47,52 @@ TEST(FiniteNumbersTest, LooksInsidePluginConfigs) {
       }
     })pb");
   EXPECT_EQ(ErrorField(CheckFiniteNumbers(spec)), "model.layer[0].config.p.value[1]");
+}
+
+// Property over the whole schema: every float or double field reachable in ExperimentSpec
+// (through nested messages, 6 deep), set alone to inf or NaN, is the field the check names.
+void SetEachNumber(google::protobuf::Message* message, const std::string& prefix, int depth,
+                   int* checked) {
+  const auto* descriptor = message->GetDescriptor();
+  for (int f = 0; f < descriptor->field_count(); ++f) {
+    const auto* field = descriptor->field(f);
+    const std::string path = prefix.empty() ? field->name() : prefix + "." + field->name();
+    const std::string at = field->is_repeated() ? path + "[0]" : path;
+    std::unique_ptr<google::protobuf::Message> copy(message->New());
+    const auto* reflection = copy->GetReflection();
+    using google::protobuf::FieldDescriptor;
+    if (field->cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE) {
+      if (depth == 0 || field->message_type()->full_name() == "google.protobuf.Any") continue;
+      google::protobuf::Message* child = field->is_repeated()
+                                             ? reflection->AddMessage(copy.get(), field)
+                                             : reflection->MutableMessage(copy.get(), field);
+      SetEachNumber(child, at, depth - 1, checked);
+      continue;
+    }
+    for (double bad : {std::numeric_limits<double>::infinity(),
+                       std::numeric_limits<double>::quiet_NaN()}) {
+      std::unique_ptr<google::protobuf::Message> one(message->New());
+      if (field->cpp_type() == FieldDescriptor::CPPTYPE_DOUBLE) {
+        field->is_repeated() ? one->GetReflection()->AddDouble(one.get(), field, bad)
+                             : one->GetReflection()->SetDouble(one.get(), field, bad);
+      } else if (field->cpp_type() == FieldDescriptor::CPPTYPE_FLOAT) {
+        field->is_repeated() ? one->GetReflection()->AddFloat(one.get(), field, float(bad))
+                             : one->GetReflection()->SetFloat(one.get(), field, float(bad));
+      } else {
+        break;
+      }
+      const absl::Status status = CheckFiniteNumbers(*one);
+      EXPECT_EQ(ErrorField(status), at.substr(at.rfind('.') + 1)) << at << " = " << bad;
+      ++*checked;
+    }
+  }
+}
+
+TEST(FiniteNumbersTest, EveryNumberFieldOfTheSchemaIsChecked) {
+  ExperimentSpec spec;
+  int checked = 0;
+  SetEachNumber(&spec, "", 6, &checked);
+  EXPECT_GT(checked, 20);  // the schema's numbers: rates, noise, shifts, epsilons, ...
 }
 
 }  // namespace
