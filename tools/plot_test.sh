@@ -24,6 +24,11 @@ tools/plot tools/testdata/plot_fixture --series loss --at 1 --series corr --at 2
 width=$(od -An -tu1 -j16 -N4 "$TEST_TMPDIR/two.png" | awk '{print $1*16777216 + $2*65536 + $3*256 + $4}')
 [[ "$width" -eq 1100 ]] || { echo "two panels: width $width, expected 1100"; exit 1; }
 tools/plot tools/testdata/plot_fixture --metric corr --mean_seeds --out "$TEST_TMPDIR/m.png" || exit 1
+# --mean_over lr: the two trials (lr 0.1 and 1) make one line, their mean.
+tools/plot tools/testdata/plot_fixture --metric corr --mean_seeds --mean_over lr \
+  --out "$TEST_TMPDIR/mo.png" --data "$TEST_TMPDIR/mo.csv" || exit 1
+[[ $(cut -d, -f2 "$TEST_TMPDIR/mo.csv" | sort -u | grep -vc label) -eq 1 ]] ||
+  { echo "--mean_over lr: expected one line"; cat "$TEST_TMPDIR/mo.csv"; exit 1; }
 # --min_over: of the trials that differ only in lr, the lowest corr (0.8 of 0.9 and 0.8); with
 # --also, a second directory's trials beside them.
 tools/plot tools/testdata/plot_fixture --x seed --y corr --min_over lr --out "$TEST_TMPDIR/f.png" \
