@@ -32,11 +32,13 @@ class AttentionLayer : public Layer<T> {
 
   // Paper 1's prompt form f(X) = v^T X^T weights(X W p) (the prompt plugin): its parameters p
   // and v and its mechanism's name. Metrics that need it (max-margin correlations, selection by
-  // score) ask for it and refuse layers without it.
+  // score) ask for it and refuse layers without it. With query_row, each sample's first row z
+  // is its query in place of p (null): f(X) = v^T X^T weights(X W z) over the rows after it.
   struct Prompt {
     Parameter<T>* p;
     Parameter<T>* v;
     std::string mechanism;
+    bool query_row = false;
   };
   virtual std::optional<Prompt> prompt() { return std::nullopt; }
 

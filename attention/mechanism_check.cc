@@ -174,6 +174,7 @@ absl::Status CheckMechanismInEveryLayer(const std::string& name, const std::stri
       {"attention", "symmetric: true causal: true qk_dim: 3 value_dim: 3 scale: 0.8"},
       {"prompt", "value_dim: 2 p { init: NORMAL std: 1 }"},
       {"prompt", "w { init: NORMAL std: 1 } p { init: NORMAL std: 1 } scale: 0.5"},
+      {"prompt", "query: FIRST_ROW value_dim: 2 w { init: NORMAL std: 1 }"},
       // Every encoding and sampler of paper 3's layer (the samplers back-propagate differently).
       {"sparse_select", "encoding_dim: 5 w { init: NORMAL std: 0.7 }"},
       // W frozen: the input gradient is exact; W's is checked in distribution below.

@@ -77,6 +77,31 @@ TEST(PlantedTokensTest, TheDataSeedDecides) {
   EXPECT_NE((*a)->train()->inputs.flat(), (*c)->train()->inputs.flat());
 }
 
+// The W-parametrization's data: a query row before the tokens, every row on the unit sphere,
+// random labels; the tokens of a spec without those options are drawn as before.
+TEST(PlantedTokensTest, QueryRowsUnitNormAndRandomLabels) {
+  DatasetSpec spec = Parse(kPlanted);
+  spec.mutable_planted()->set_query_row(true);
+  spec.mutable_planted()->set_unit_norm(true);
+  spec.mutable_planted()->set_random_labels(true);
+  auto dataset = CreateDataset<double>(spec);
+  ASSERT_TRUE(dataset.ok()) << dataset.status();
+  const Tensor<double>& x = (*dataset)->train()->inputs;
+  EXPECT_EQ(x.shape(), (Shape{400, 8, 3}));
+  int positive = 0;
+  for (int i = 0; i < 400; ++i) {
+    for (int t = 0; t < 8; ++t) EXPECT_NEAR(x.sample(i).row(t).norm(), 1, 1e-12);
+    // Row 1 is token 0: its shift (1, 0, 0) and score 1, scaled to norm 1.
+    EXPECT_GT(x.sample(i)(1, 0), 0.4);
+    const double label = (*dataset)->train()->targets.data()[i];
+    EXPECT_TRUE(label == 1 || label == -1);
+    positive += label > 0;
+  }
+  EXPECT_NEAR(positive, 200, 40);  // 4 standard deviations of Binomial(400, 1/2)
+  spec.mutable_planted()->add_label(1);
+  EXPECT_EQ(ErrorField(CreateDataset<double>(spec).status()), "planted.random_labels");
+}
+
 TEST(PlantedTokensTest, BadGroupsNameTheField) {
   DatasetSpec spec = Parse(kPlanted);
   spec.mutable_planted()->mutable_group(2)->set_count(4);

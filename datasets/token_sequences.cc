@@ -47,6 +47,9 @@ absl::StatusOr<std::unique_ptr<Dataset<T>>> CreatePlantedTokens(const PlantedTok
   if (seq_len <= 0) return FieldError("seq_len", "must be > 0");
   if (dim <= 0) return FieldError("dim", "must be > 0");
   if (spec.noise_std() < 0) return FieldError("noise_std", "must be >= 0");
+  if (spec.random_labels() && spec.label_size() != 0) {
+    return FieldError("random_labels", "excludes label");
+  }
   if (spec.label_size() != 0 && spec.label_size() != n) {
     return FieldError("label", absl::StrCat("has ", spec.label_size(),
                                             " entries; give none (all +1) or num_sequences = ", n));
@@ -69,8 +72,9 @@ absl::StatusOr<std::unique_ptr<Dataset<T>>> CreatePlantedTokens(const PlantedTok
   }
   std::mt19937_64 rng(seed);
   std::normal_distribution<double> normal;
+  const int first = spec.query_row() ? 1 : 0;  // the row of token 0
   Batch<T> batch;
-  batch.inputs.Resize({n, seq_len, dim});
+  batch.inputs.Resize({n, first + seq_len, dim});
   batch.targets.Resize({n, 1, 1});
   for (Eigen::Index i = 0; i < batch.inputs.size(); ++i) {
     batch.inputs.data()[i] = static_cast<T>(spec.noise_std() * normal(rng));
@@ -78,12 +82,25 @@ absl::StatusOr<std::unique_ptr<Dataset<T>>> CreatePlantedTokens(const PlantedTok
   for (int i = 0; i < n; ++i) {
     auto x = batch.inputs.sample(i);
     for (const PlantedTokens::Group& group : spec.group()) {
-      for (int t = group.first(); t < group.first() + group.count(); ++t) {
+      for (int t = first + group.first(); t < first + group.first() + group.count(); ++t) {
         for (int j = 0; j < group.shift_size(); ++j) x(t, j) += static_cast<T>(group.shift(j));
         if (group.has_score()) x(t, spec.score_coordinate()) = static_cast<T>(group.score());
       }
     }
+    if (spec.unit_norm()) {
+      for (int t = 0; t < x.rows(); ++t) {
+        const T norm = x.row(t).norm();
+        if (!(norm > 0)) {
+          return FieldError("unit_norm", absl::StrCat("row ", t, " of sequence ", i,
+                                                      " is 0 (noise_std 0 and no shift?)"));
+        }
+        x.row(t) /= norm;
+      }
+    }
     batch.targets.data()[i] = static_cast<T>(spec.label_size() ? spec.label(i) : 1.0);
+  }
+  if (spec.random_labels()) {
+    for (int i = 0; i < n; ++i) batch.targets.data()[i] = static_cast<T>(normal(rng) > 0 ? 1 : -1);
   }
   return std::unique_ptr<Dataset<T>>(new FixedDataset<T>(std::move(batch)));
 }

@@ -77,15 +77,34 @@ class TokenSelection {
   std::vector<int> given_;
 };
 
+// Each sample's tokens and label; with `queries` (a prompt layer's query: FIRST_ROW), each
+// sample's first row is its query, kept there and left out of its tokens.
 template <typename T>
 void SplitBatch(const Batch<T>& batch, std::vector<Eigen::MatrixXd>* tokens,
-                Eigen::VectorXd* labels) {
+                Eigen::VectorXd* labels, Eigen::MatrixXd* queries = nullptr) {
   tokens->clear();
-  for (int i = 0; i < batch.inputs.batch(); ++i) {
-    tokens->push_back(batch.inputs.sample(i).template cast<double>());
+  const int n = batch.inputs.batch(), first = queries != nullptr ? 1 : 0;
+  if (queries != nullptr) queries->resize(n, batch.inputs.cols());
+  for (int i = 0; i < n; ++i) {
+    const Eigen::MatrixXd sample = batch.inputs.sample(i).template cast<double>();
+    if (queries != nullptr) queries->row(i) = sample.row(0);
+    tokens->push_back(sample.bottomRows(sample.rows() - first));
   }
   *labels = Eigen::Map<const Matrix<T>>(batch.targets.data(), batch.targets.batch(), 1)
                 .template cast<double>();
+}
+
+// The token of each sequence with the largest score x_it^T W z_i: the one its attention
+// weights most (weights grow with scores).
+std::vector<int> AttendedTokens(const std::vector<Eigen::MatrixXd>& tokens,
+                                const Eigen::MatrixXd& w, const Eigen::MatrixXd& queries) {
+  std::vector<int> selected(tokens.size());
+  for (size_t i = 0; i < tokens.size(); ++i) {
+    Eigen::Index best;
+    (tokens[i] * (w * queries.row(i).transpose())).maxCoeff(&best);
+    selected[i] = static_cast<int>(best);
+  }
+  return selected;
 }
 
 // Paper 1's prompt form of an attention layer (the prompt plugin), with one value column, or a
@@ -114,17 +133,33 @@ absl::StatusOr<typename AttentionLayer<T>::Prompt> PromptOf(AttentionLayer<T>* l
 template <typename T>
 class MaxMarginEvaluator : public MetricEvaluator<T> {
  public:
-  MaxMarginEvaluator(const MaxMarginCorrelation& spec, AttentionLayer<T>* layer, Parameter<T>* p,
-                     Parameter<T>* v, TokenSelection selection, const Batch<T>& train)
-      : spec_(spec), layer_(layer), p_(p), v_(v), selection_(std::move(selection)) {
-    SplitBatch(train, &tokens_, &labels_);
+  MaxMarginEvaluator(const MaxMarginCorrelation& spec, AttentionLayer<T>* layer,
+                     const typename AttentionLayer<T>::Prompt& prompt, TokenSelection selection,
+                     const Batch<T>& train)
+      : spec_(spec), layer_(layer), p_(prompt.p), v_(prompt.v), query_row_(prompt.query_row),
+        selection_(std::move(selection)) {
+    SplitBatch(train, &tokens_, &labels_, query_row_ ? &queries_ : nullptr);
   }
 
   absl::StatusOr<double> Evaluate(Model<T>&, const Batch<T>&) override {
     const Eigen::VectorXd v = ToDouble(v_->value);
     // Paper 1 scores token x by x^T W p; the layer's query-key form M has u^T M x, so W = M^T.
     const Eigen::MatrixXd w = ToDouble(layer_->QueryKeyMatrix(0)).transpose();
-    const std::vector<int> selected = selection_.Select(tokens_, labels_, v);
+    if (!query_row_) queries_ = ToDouble(p_->value).transpose().replicate(tokens_.size(), 1);
+    const std::vector<int> selected = spec_.select_attended()
+                                          ? AttendedTokens(tokens_, w, queries_)
+                                          : selection_.Select(tokens_, labels_, v);
+    if (spec_.reference() == MaxMarginCorrelation::W_SVM) {
+      // W_mm depends on the queries and the selection only.
+      if (!cached_ || selected != selected_ || queries_ != solved_queries_) {
+        ASSIGN_OR_RETURN(w_qp_, SolveWSvm(tokens_, queries_, selected));
+        selected_ = selected;
+        solved_queries_ = queries_;
+        cached_ = true;
+      }
+      const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> rows = w;
+      return Correlation(Eigen::Map<const Eigen::VectorXd>(rows.data(), rows.size()), w_qp_.x);
+    }
     // The reference depends on W and the selection only (v enters through the selection).
     if (!cached_ || selected != selected_ || w != w_) {
       RETURN_IF_ERROR(Solve(w, selected));
@@ -140,6 +175,10 @@ class MaxMarginEvaluator : public MetricEvaluator<T> {
     const int n = static_cast<int>(tokens_.size());
     std::vector<int64_t> selected(selected_.begin(), selected_.end());
     arrays["selected"] = NpyArray::Of<int64_t>({n}, selected.data());
+    if (spec_.reference() == MaxMarginCorrelation::W_SVM) {
+      AddQp("w_mm", w_qp_, true, &arrays);
+      return arrays;
+    }
     if (spec_.reference() != MaxMarginCorrelation::ATT_SVM) AddQp("v_mm", v_mm_, false, &arrays);
     if (spec_.reference() != MaxMarginCorrelation::VALUE_SVM) {
       AddQp(spec_.reference() == MaxMarginCorrelation::ATT_SVM ? "p_mm" : "p_relaxed", p_qp_,
@@ -205,11 +244,13 @@ class MaxMarginEvaluator : public MetricEvaluator<T> {
 
   MaxMarginCorrelation spec_;
   AttentionLayer<T>* layer_;
-  Parameter<T>* p_;
+  Parameter<T>* p_;  // null with query_row_
   Parameter<T>* v_;
+  bool query_row_;
   TokenSelection selection_;
   std::vector<Eigen::MatrixXd> tokens_;
   Eigen::VectorXd labels_;
+  Eigen::MatrixXd queries_;  // n x d: each sequence's query (p's, replicated, without query_row_)
 
   bool cached_ = false;
   Eigen::MatrixXd w_;
@@ -217,19 +258,22 @@ class MaxMarginEvaluator : public MetricEvaluator<T> {
   Eigen::VectorXd margins_;
   QpSolution v_mm_;  // VALUE_SVM and RELAXED_ATT_SVM
   QpSolution p_qp_;  // the ATT-SVM or its relaxation
+  QpSolution w_qp_;  // W_SVM
+  Eigen::MatrixXd solved_queries_;  // the queries w_qp_ was solved for
 };
 
 template <typename T>
 class SelectedProbabilityEvaluator : public MetricEvaluator<T> {
  public:
   SelectedProbabilityEvaluator(AttentionLayer<T>* layer, Parameter<T>* v,
-                               TokenSelection selection)
-      : layer_(layer), v_(v), selection_(std::move(selection)) {}
+                               TokenSelection selection, bool query_row)
+      : layer_(layer), v_(v), selection_(std::move(selection)), query_row_(query_row) {}
 
   absl::StatusOr<double> Evaluate(Model<T>&, const Batch<T>& batch) override {
     std::vector<Eigen::MatrixXd> tokens;
     Eigen::VectorXd labels;
-    SplitBatch(batch, &tokens, &labels);
+    Eigen::MatrixXd queries;
+    SplitBatch(batch, &tokens, &labels, query_row_ ? &queries : nullptr);
     const Eigen::VectorXd v =
         v_ != nullptr ? Eigen::VectorXd(ToDouble(v_->value)) : Eigen::VectorXd();
     return SelectedTokenProbability(layer_->attention(), selection_.Select(tokens, labels, v),
@@ -240,6 +284,7 @@ class SelectedProbabilityEvaluator : public MetricEvaluator<T> {
   AttentionLayer<T>* layer_;
   Parameter<T>* v_;
   TokenSelection selection_;
+  bool query_row_;
 };
 
 template <typename T>
@@ -490,23 +535,34 @@ absl::StatusOr<std::unique_ptr<MetricEvaluator<T>>> CreateMetricEvaluator(
       ASSIGN_OR_RETURN(AttentionLayer<T>* layer, FindAttention(model, mm.layer(), "max_margin.layer"));
       ASSIGN_OR_RETURN(const auto prompt,
                        PromptOf(layer, mm.layer(), "max_margin.layer", /*softmax_only=*/true));
-      Parameter<T>* p = prompt.p;
-      Parameter<T>* v = prompt.v;
+      if (prompt.query_row && mm.reference() != MaxMarginCorrelation::W_SVM) {
+        return FieldError("max_margin.reference",
+                          absl::StrCat("layer '", mm.layer(), "' takes each sample's first row "
+                                       "as its query (query: FIRST_ROW): only W_SVM applies"));
+      }
+      if (mm.select_attended() && !mm.selected_token().empty()) {
+        return FieldError("max_margin.select_attended", "excludes selected_token");
+      }
       if (dataset.train() == nullptr) {
         return FieldError("max_margin", "needs a fixed training set, not a stream");
       }
       ASSIGN_OR_RETURN(TokenSelection selection,
-                       TokenSelection::Create(mm.selected_token(), inputs.batch, inputs.rows,
+                       TokenSelection::Create(mm.selected_token(), inputs.batch,
+                                              inputs.rows - (prompt.query_row ? 1 : 0),
                                               "max_margin.selected_token"));
-      return Result(new MaxMarginEvaluator<T>(mm, layer, p, v, std::move(selection),
+      return Result(new MaxMarginEvaluator<T>(mm, layer, prompt, std::move(selection),
                                               *dataset.train()));
     }
     case MetricSpec::kSelectedProbability: {
       const SelectedTokenMetric& sp = spec.selected_probability();
       ASSIGN_OR_RETURN(AttentionLayer<T>* layer,
                        FindAttention(model, sp.layer(), "selected_probability.layer"));
+      // A prompt layer with query: FIRST_ROW attends over each sample's rows after the first.
+      const std::optional<typename AttentionLayer<T>::Prompt> form = layer->prompt();
+      const bool query_row = form.has_value() && form->query_row;
       ASSIGN_OR_RETURN(TokenSelection selection,
-                       TokenSelection::Create(sp.selected_token(), inputs.batch, inputs.rows,
+                       TokenSelection::Create(sp.selected_token(), inputs.batch,
+                                              inputs.rows - (query_row ? 1 : 0),
                                               "selected_probability.selected_token"));
       Parameter<T>* v = nullptr;
       if (selection.by_score()) {
@@ -516,7 +572,7 @@ absl::StatusOr<std::unique_ptr<MetricEvaluator<T>>> CreateMetricEvaluator(
                                   /*softmax_only=*/false));
         v = prompt.v;
       }
-      return Result(new SelectedProbabilityEvaluator<T>(layer, v, std::move(selection)));
+      return Result(new SelectedProbabilityEvaluator<T>(layer, v, std::move(selection), query_row));
     }
     case MetricSpec::kAttentionEntropy:
     case MetricSpec::kMaxSoftmax: {

@@ -48,6 +48,49 @@ absl::StatusOr<QpSolution> SolveAttSvm(const std::vector<Eigen::MatrixXd>& token
   return solution;
 }
 
+absl::StatusOr<QpSolution> SolveWSvm(const std::vector<Eigen::MatrixXd>& tokens,
+                                     const Eigen::MatrixXd& queries,
+                                     const std::vector<int>& selected) {
+  const size_t n = tokens.size();
+  if (selected.size() != n || static_cast<size_t>(queries.rows()) != n) {
+    return absl::InvalidArgumentError(absl::StrCat("W-SVM: ", n, " sequences but ",
+                                                   selected.size(), " selections and ",
+                                                   queries.rows(), " queries"));
+  }
+  const Eigen::Index d = queries.cols();
+  Eigen::Index rows = 0;
+  for (size_t i = 0; i < n; ++i) {
+    if (tokens[i].cols() != d) {
+      return absl::InvalidArgumentError(absl::StrCat("W-SVM: sequence ", i,
+                                                     " has tokens of dimension ",
+                                                     tokens[i].cols(), ", queries ", d));
+    }
+    if (selected[i] < 0 || selected[i] >= tokens[i].rows()) {
+      return absl::InvalidArgumentError(absl::StrCat("W-SVM: sequence ", i, " selects token ",
+                                                     selected[i], " of ", tokens[i].rows()));
+    }
+    rows += tokens[i].rows() - 1;
+  }
+  // <W, u z^T>_F = u^T W z: each constraint's row is (x_s - x_t) z^T, row-major.
+  Eigen::MatrixXd a(rows, d * d);
+  Eigen::Index row = 0;
+  for (size_t i = 0; i < n; ++i) {
+    for (Eigen::Index t = 0; t < tokens[i].rows(); ++t) {
+      if (t == selected[i]) continue;
+      const Eigen::VectorXd u = (tokens[i].row(selected[i]) - tokens[i].row(t)).transpose();
+      for (Eigen::Index j = 0; j < d; ++j) a.row(row).segment(j * d, d) = u[j] * queries.row(i);
+      ++row;
+    }
+  }
+  absl::StatusOr<QpSolution> solution = SolveMinNormQp(a, Eigen::VectorXd::Ones(rows));
+  if (absl::IsFailedPrecondition(solution.status())) {
+    return absl::FailedPreconditionError(
+        "W-SVM infeasible: no W scores every selected token above the other tokens of its "
+        "sequence (is a query 0, or a selected token equal to another token?)");
+  }
+  return solution;
+}
+
 absl::StatusOr<QpSolution> SolveHardMarginSvm(const Eigen::MatrixXd& points,
                                               const Eigen::VectorXd& labels) {
   if (points.rows() != labels.size()) {

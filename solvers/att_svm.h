@@ -18,6 +18,13 @@ absl::StatusOr<QpSolution> SolveAttSvm(const std::vector<Eigen::MatrixXd>& token
                                        const Eigen::MatrixXd& w, const std::vector<int>& selected,
                                        const Eigen::VectorXd& margins);
 
+// The W-parametrization's SVM (Tarzanagh et al., "Transformers as SVMs"): min ||W||_F^2 / 2
+// s.t. (x_{i,s_i} - x_{i,t})^T W z_i >= 1 for all t != s_i, z_i = row i of `queries` (n x d).
+// The solution's x is W_mm row-major (d * d entries).
+absl::StatusOr<QpSolution> SolveWSvm(const std::vector<Eigen::MatrixXd>& tokens,
+                                     const Eigen::MatrixXd& queries,
+                                     const std::vector<int>& selected);
+
 // Hard-margin linear SVM without bias: min ||v||^2 / 2  s.t.  y_i v^T z_i >= 1, z_i the rows of
 // `points`.
 absl::StatusOr<QpSolution> SolveHardMarginSvm(const Eigen::MatrixXd& points,

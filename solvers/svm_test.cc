@@ -136,6 +136,40 @@ TEST(AttSvmTest, IdenticalTokensAreInfeasible) {
   EXPECT_NE(s.status().message().find("ATT-SVM infeasible"), std::string::npos);
 }
 
+TEST(WSvmTest, OneConstraintByHand) {
+  // x_s = (1, 0), x_t = (0, 0), z = (1, 1): the constraint W_00 + W_01 >= 1, whose min-norm
+  // solution splits it evenly.
+  std::vector<Eigen::MatrixXd> tokens(1, Eigen::MatrixXd::Zero(2, 2));
+  tokens[0].row(0) << 1, 0;
+  const Eigen::MatrixXd queries = Eigen::RowVector2d(1, 1);
+  auto s = SolveWSvm(tokens, queries, {0});
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_LT((s->x - Eigen::Vector4d(0.5, 0.5, 0, 0)).norm(), 1e-12);
+}
+
+// With one query z for every sequence, W_mm = p_mm z^T / ||z||^2, p_mm the ATT-SVM with W = I:
+// Wz must meet p's constraints, and ||W||_F >= ||W z|| / ||z||.
+TEST(WSvmTest, ASharedQueryGivesTheAttSvmDirection) {
+  std::vector<Eigen::MatrixXd> tokens;
+  std::vector<int> selected;  // the tokens a direction p0 selects: feasible
+  const Eigen::Vector3d p0(1, -0.5, 2);
+  for (int i = 0; i < 4; ++i) {
+    tokens.push_back(Eigen::MatrixXd::Random(5, 3));
+    Eigen::Index best;
+    (tokens.back() * p0).maxCoeff(&best);
+    selected.push_back(static_cast<int>(best));
+  }
+  const Eigen::RowVector3d z(0.3, -1.2, 0.7);
+  auto w = SolveWSvm(tokens, z.replicate(4, 1), selected);
+  auto p = SolveAttSvm(tokens, Eigen::MatrixXd::Identity(3, 3), selected, Eigen::VectorXd::Ones(4));
+  ASSERT_TRUE(w.ok()) << w.status();
+  ASSERT_TRUE(p.ok()) << p.status();
+  const Eigen::MatrixXd expected = p->x * z / z.squaredNorm();
+  const Eigen::Map<const Eigen::Matrix<double, 3, 3, Eigen::RowMajor>> w_mm(w->x.data());
+  EXPECT_LT((w_mm - expected).cwiseAbs().maxCoeff(), 1e-9);
+  EXPECT_LT(w->kkt.Max(), 1e-8);
+}
+
 TEST(HardMarginSvmTest, ClosedForms) {
   Eigen::MatrixXd points(3, 2);
   points << 1, 1, 1, -1, 0.5, 1;  // TARGETS 1d: v_mm = (0, 1), all three on the margin

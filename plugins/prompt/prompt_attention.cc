@@ -28,10 +28,11 @@ absl::StatusOr<std::unique_ptr<PromptAttention<T>>> PromptAttention<T>::Create(
 
 template <typename T>
 absl::StatusOr<Shape> PromptAttention<T>::Setup(const Shape& input, ExecContext& ctx) {
-  if (input.rows < 1 || input.cols < 1) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("prompt attention needs [batch, T >= 1, d >= 1] inputs, got ",
-                     input.ToString()));
+  if (input.rows < 1 + first_token() || input.cols < 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "prompt attention needs [batch, T >= 1, d >= 1] inputs",
+        query_row() ? " after each sample's query row (query: FIRST_ROW)" : "", ", got ",
+        input.ToString()));
   }
   dim_ = input.cols;
   value_dim_ = config_.value_dim() > 0 ? config_.value_dim() : 1;
@@ -54,7 +55,7 @@ absl::StatusOr<Shape> PromptAttention<T>::Setup(const Shape& input, ExecContext&
 
 template <typename T>
 absl::StatusOr<Shape> PromptAttention<T>::OutputShape(const Shape& input) const {
-  if (input.rows < 1 || input.cols != dim_) {
+  if (input.rows < 1 + first_token() || input.cols != dim_) {
     return absl::InvalidArgumentError(absl::StrCat(
         "prompt attention was set up for tokens of ", dim_, " entries, got ", input.ToString()));
   }
@@ -64,10 +65,16 @@ absl::StatusOr<Shape> PromptAttention<T>::OutputShape(const Shape& input) const 
 template <typename T>
 void PromptAttention<T>::Forward(const Tensor<T>& in, Tensor<T>* out, ExecContext& ctx) {
   input_ = &in;
-  const int batch = in.batch(), seq_len = in.rows();
-  query_ = (w_.value * p_.value).transpose();  // the score of x is x^T (W p)
+  const int batch = in.batch(), seq_len = in.rows() - first_token();
   probs_.Resize({batch, 1, seq_len});
   out->Resize({batch, 1, value_dim_});
+  if (query_row()) {  // row b: (W z_b)^T, z_b the sample's first row
+    queries_.resize(batch, dim_);
+    for (int b = 0; b < batch; ++b) queries_.row(b).noalias() = in.sample(b).row(0) * w_.value.transpose();
+    ForwardHeads(in.flat(), batch, seq_len, out->flat(), ctx);
+    return;
+  }
+  query_ = (w_.value * p_.value).transpose();  // the score of x is x^T (W p)
   if (map_ == nullptr) {
     ForwardHeads(in.flat(), batch, seq_len, out->flat(), ctx);
     return;
@@ -127,11 +134,13 @@ void PromptAttention<T>::ForwardHeads(const Matrix<T>& x, int batch, int seq_len
                                       ExecContext& ctx) {
   ComputeValues(x, ctx);
   mechanism_->Prepare(batch);
+  const int rows = seq_len + first_token();  // a sample's rows
   ParallelFor(ctx, batch, [&](int begin, int end) {
     for (int b = begin; b < end; ++b) {
-      mechanism_->Forward(b, query_, x.middleRows(int64_t(b) * seq_len, seq_len),
-                          values_.middleRows(int64_t(b) * seq_len, seq_len), scale_,
-                          probs_.sample(b), out.row(b));
+      const int64_t tokens = int64_t(b) * rows + first_token();
+      mechanism_->Forward(b, QueryOf(b), x.middleRows(tokens, seq_len),
+                          values_.middleRows(tokens, seq_len), scale_, probs_.sample(b),
+                          out.row(b));
     }
   }, GrainFor(int64_t(seq_len) * dim_));
 }
@@ -140,7 +149,7 @@ template <typename T>
 void PromptAttention<T>::Backward(const Tensor<T>& grad_out, Tensor<T>* grad_in,
                                   ExecContext& ctx) {
   const Matrix<T>& c = grad_out.flat();  // B x value_dim: dL/dout_b
-  if (map_ == nullptr || grad_in != nullptr) {
+  if (map_ == nullptr || grad_in != nullptr || query_row()) {
     BackwardHeads(c, grad_in, ctx);
     return;
   }
@@ -189,31 +198,49 @@ template <typename T>
 void PromptAttention<T>::BackwardHeads(const Matrix<T>& c, Tensor<T>* grad_in,
                                        ExecContext& ctx) {
   const Matrix<T>& x = input_->flat();
-  const int batch = input_->batch(), seq_len = input_->rows();
+  const int batch = input_->batch(), rows = input_->rows(), seq_len = rows - first_token();
   grad_query_rows_.resize(batch, dim_);
   grad_keys_.resize(x.rows(), dim_);
   grad_values_.resize(x.rows(), value_dim_);
+  if (query_row()) {  // the query rows are neither keys nor values
+    for (int b = 0; b < batch; ++b) {
+      grad_keys_.row(int64_t(b) * rows).setZero();
+      grad_values_.row(int64_t(b) * rows).setZero();
+    }
+  }
   if (!values_computed_) ComputeValues(x, ctx);
   mechanism_->Prepare(batch);
   ParallelFor(ctx, batch, [&](int begin, int end) {
     for (int b = begin; b < end; ++b) {
       HeadBlock<T> dq = grad_query_rows_.row(b);
-      mechanism_->Backward(b, query_, x.middleRows(int64_t(b) * seq_len, seq_len),
-                           values_.middleRows(int64_t(b) * seq_len, seq_len), scale_,
-                           probs_.sample(b), c.row(b), &dq,
-                           grad_keys_.middleRows(int64_t(b) * seq_len, seq_len),
-                           grad_values_.middleRows(int64_t(b) * seq_len, seq_len));
+      const int64_t tokens = int64_t(b) * rows + first_token();
+      mechanism_->Backward(b, QueryOf(b), x.middleRows(tokens, seq_len),
+                           values_.middleRows(tokens, seq_len), scale_, probs_.sample(b),
+                           c.row(b), &dq, grad_keys_.middleRows(tokens, seq_len),
+                           grad_values_.middleRows(tokens, seq_len));
     }
   }, GrainFor(int64_t(seq_len) * dim_));
   v_.grad.noalias() = x.transpose() * grad_values_;
-  Matrix<T> grad_query = Matrix<T>::Zero(1, dim_);
-  for (int b = 0; b < batch; ++b) grad_query += grad_query_rows_.row(b);
-  p_.grad.noalias() = w_.value.transpose() * grad_query.transpose();
-  w_.grad.noalias() = grad_query.transpose() * p_.value.transpose();
+  if (query_row()) {
+    // Row b of the queries is (W z_b)^T: dL/dW = sum_b dq_b^T z_b^T, dL/dz_b = dq_b W.
+    Matrix<T> z(batch, dim_);
+    for (int b = 0; b < batch; ++b) z.row(b) = input_->sample(b).row(0);
+    w_.grad.noalias() = grad_query_rows_.transpose() * z;
+  } else {
+    Matrix<T> grad_query = Matrix<T>::Zero(1, dim_);
+    for (int b = 0; b < batch; ++b) grad_query += grad_query_rows_.row(b);
+    p_.grad.noalias() = w_.value.transpose() * grad_query.transpose();
+    w_.grad.noalias() = grad_query.transpose() * p_.value.transpose();
+  }
   if (grad_in == nullptr) return;
   // The keys are the tokens themselves; the values are X V.
   grad_in->Resize(input_->shape());
   grad_in->flat() = grad_keys_;
+  if (query_row()) {
+    for (int b = 0; b < batch; ++b) {
+      grad_in->flat().row(int64_t(b) * rows).noalias() = grad_query_rows_.row(b) * w_.value;
+    }
+  }
   ParallelProduct(ctx, grad_values_, v_.value.transpose(), grad_in->flat(), /*accumulate=*/true);
 }
 
@@ -225,6 +252,7 @@ ATTNLAB_REGISTER_LAYER("prompt", plugins::PromptAttentionConfig, PromptAttention
                        "default, any mechanism taking one query)",
                        {"p { init: NORMAL std: 0.5 }",
                         "value_dim: 3 w { init: NORMAL std: 1 } p { init: NORMAL std: 0.5 }",
-                        "scale: 0.5 p { init: NORMAL std: 0.5 }"});
+                        "scale: 0.5 p { init: NORMAL std: 0.5 }",
+                        "query: FIRST_ROW value_dim: 2 w { init: NORMAL std: 1 }"});
 
 }  // namespace attnlab

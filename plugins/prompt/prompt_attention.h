@@ -27,7 +27,10 @@ class PromptAttention : public AttentionLayer<T> {
   absl::StatusOr<Shape> OutputShape(const Shape& input) const override;
   void Forward(const Tensor<T>& in, Tensor<T>* out, ExecContext& ctx) override;
   void Backward(const Tensor<T>& grad_out, Tensor<T>* grad_in, ExecContext& ctx) override;
-  std::vector<Parameter<T>*> parameters() override { return {&p_, &w_, &v_}; }
+  std::vector<Parameter<T>*> parameters() override {
+    if (query_row()) return {&w_, &v_};
+    return {&p_, &w_, &v_};
+  }
 
   // [batch, 1, T]: each sample's weights over its tokens.
   const Tensor<T>& attention() const override { return probs_; }
@@ -35,7 +38,8 @@ class PromptAttention : public AttentionLayer<T> {
   Matrix<T> QueryKeyMatrix(int) const override { return w_.value.transpose(); }
   void AddQueryKeyGradient(int, const Matrix<T>& grad) override { w_.grad += grad.transpose(); }
   std::optional<typename AttentionLayer<T>::Prompt> prompt() override {
-    return typename AttentionLayer<T>::Prompt{&p_, &v_, mechanism_name_};
+    return typename AttentionLayer<T>::Prompt{query_row() ? nullptr : &p_, &v_, mechanism_name_,
+                                              query_row()};
   }
 
  private:
@@ -55,6 +59,13 @@ class PromptAttention : public AttentionLayer<T> {
                     ExecContext& ctx);
   void BackwardHeads(const Matrix<T>& grad_out, Tensor<T>* grad_in, ExecContext& ctx);
   void ComputeValues(const Matrix<T>& x, ExecContext& ctx);  // values_ = X V
+  // query: FIRST_ROW, each sample's first row is its query (the W-parametrization).
+  bool query_row() const { return config_.query() == Config::FIRST_ROW; }
+  // The query of sample b: (W p)^T, or (W z_b)^T with query: FIRST_ROW.
+  ConstHeadBlock<T> QueryOf(int b) const {
+    return query_row() ? ConstHeadBlock<T>(queries_.middleRows(b, 1)) : ConstHeadBlock<T>(query_);
+  }
+  int first_token() const { return query_row() ? 1 : 0; }  // the row of x_1 in a sample
 
   Config config_;
   std::string mechanism_name_;
@@ -67,6 +78,7 @@ class PromptAttention : public AttentionLayer<T> {
   // Caches of the last Forward.
   const Tensor<T>* input_ = nullptr;
   Matrix<T> query_;   // 1 x d: (W p)^T
+  Matrix<T> queries_;  // query: FIRST_ROW: B x d, row b (W z_b)^T
   Matrix<T> values_;  // (B*T) x value_dim: X V (ForwardWithMap leaves it to BackwardHeads)
   bool values_computed_ = false;  // values_ belongs to the last Forward
   Tensor<T> probs_;   // [B, 1, T]

@@ -45,6 +45,64 @@ TEST(PromptAttentionTest, Paper1ModelByHand) {
   EXPECT_EQ(layer->QueryKeyMatrix(0), layer->parameters()[1]->value.transpose());  // W^T
 }
 
+// query: FIRST_ROW (the W-parametrization): each sample's first row z is its query; token x_t
+// scores x_t^T W z over the rows after it.
+TEST(PromptAttentionTest, FirstRowQueryByHand) {
+  auto layer = Make(R"pb(query: FIRST_ROW
+                         w { value: [ 1, 2, 0, 1 ] }
+                         v { value: [ 1, -1 ] })pb",
+                    {2, 3, 2});
+  Tensor<double> x({2, 3, 2});
+  // Sample 0: z = (1, 0), so W z = (1, 0): tokens (1, 1) and (0, 3) score 1 and 0, values 0
+  // and -3. Sample 1: z = (0, 1), W z = (2, 1): tokens (1, 0) and (0, 1) score 2 and 1,
+  // values 1 and -1.
+  x.flat() << 1, 0, 1, 1, 0, 3,
+              0, 1, 1, 0, 0, 1;
+  Tensor<double> out;
+  ExecContext ctx(1);
+  layer->Forward(x, &out, ctx);
+  const double e = std::exp(1.0);
+  EXPECT_EQ(out.shape(), (Shape{2, 1, 1}));
+  EXPECT_NEAR(out.data()[0], (e * 0 + 1 * -3) / (e + 1), 1e-15);
+  EXPECT_NEAR(out.data()[1], (e * 1 + 1 * -1) / (e + 1), 1e-15);
+  EXPECT_EQ(layer->attention().shape(), (Shape{2, 1, 2}));
+  EXPECT_NEAR(layer->attention().sample(1)(0, 0), e / (e + 1), 1e-15);
+  EXPECT_EQ(layer->parameters().size(), 2u);  // W and v: no p
+  EXPECT_EQ(layer->prompt()->p, nullptr);
+}
+
+// With every sample's z equal to p, FIRST_ROW is the PROMPT form: the same output, the same
+// dL/dW and dL/dv, and the sum over samples of dL/dz is the PROMPT form's dL/dp.
+TEST(PromptAttentionTest, FirstRowWithTheSameQueryIsThePromptForm) {
+  const std::string params =
+      "value_dim: 2 w { init: NORMAL std: 1 } v { init: NORMAL std: 1 }";
+  auto prompt = Make(params + " p { value: [0.3, -0.2, 0.5, 0.1] }", {5, 6, 4}, 7);
+  auto first_row = Make(params + " query: FIRST_ROW", {5, 7, 4}, 7);
+  Tensor<double> x({5, 6, 4}), xz({5, 7, 4}), grad_out({5, 1, 2});
+  x.flat().setRandom();
+  grad_out.flat().setRandom();
+  for (int b = 0; b < 5; ++b) {
+    xz.sample(b).row(0) << 0.3, -0.2, 0.5, 0.1;
+    xz.sample(b).bottomRows(6) = x.sample(b);
+  }
+  ExecContext ctx(1);
+  Tensor<double> out, out_z, grad_in, grad_in_z;
+  prompt->Forward(x, &out, ctx);
+  first_row->Forward(xz, &out_z, ctx);
+  EXPECT_LT((out.flat() - out_z.flat()).cwiseAbs().maxCoeff(), 1e-14);
+  prompt->Backward(grad_out, &grad_in, ctx);
+  first_row->Backward(grad_out, &grad_in_z, ctx);
+  const auto p = prompt->parameters(), z = first_row->parameters();  // (p, w, v), (w, v)
+  EXPECT_LT((p[1]->grad - z[0]->grad).cwiseAbs().maxCoeff(), 1e-13);
+  EXPECT_LT((p[2]->grad - z[1]->grad).cwiseAbs().maxCoeff(), 1e-13);
+  Matrix<double> grad_z = Matrix<double>::Zero(1, 4);
+  for (int b = 0; b < 5; ++b) {
+    grad_z += grad_in_z.sample(b).row(0);
+    EXPECT_LT((grad_in.sample(b) - grad_in_z.sample(b).bottomRows(6)).cwiseAbs().maxCoeff(), 1e-13);
+  }
+  EXPECT_LT((p[0]->grad.transpose() - grad_z).cwiseAbs().maxCoeff(), 1e-13);
+}
+
 TEST(PromptAttentionTest, ScaleMultipliesTheScores) {
   auto layer = Make("scale: 2 p { value: [ 1 ] } w { value: [ 1 ] } v { value: [ 1 ] }",
                     {1, 2, 1});
@@ -117,7 +175,10 @@ TEST(PromptAttentionTest, GradientChecks) {
                              "value_dim: 3 w { init: NORMAL std: 1 } p { init: NORMAL std: 1 }",
                              "scale: 0.3 p { init: NORMAL std: 1 }",
                              "value_dim: 2 p { init: NORMAL std: 1 } v { init: NORMAL std: 1 "
-                             "frozen: true }"}) {
+                             "frozen: true }",
+                             "query: FIRST_ROW value_dim: 2 w { init: NORMAL std: 1 }",
+                             "query: FIRST_ROW scale: 0.5 w { init: NORMAL std: 1 } v { init: "
+                             "NORMAL std: 1 frozen: true }"}) {
     auto layer = Make(config, {3, 5, 4}, 2);
     Tensor<double> x({3, 5, 4});
     x.flat().setRandom();
@@ -162,6 +223,12 @@ TEST(PromptAttentionTest, ErrorsNameTheField) {
   };
   EXPECT_EQ(setup_error("p { value: 1 }"), "p.value");
   EXPECT_EQ(setup_error("mechanism: \"rpc\""), "mechanism");  // PAP needs symmetric heads
+  Config first_row;
+  first_row.set_query(Config::FIRST_ROW);
+  auto layer = PromptAttention<double>::Create(first_row);
+  ExecContext ctx(1);
+  EXPECT_NE((*layer)->Setup({1, 1, 3}, ctx).status().message().find("query: FIRST_ROW"),
+            std::string::npos);  // a query row and no token
 }
 
 }  // namespace
