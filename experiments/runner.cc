@@ -16,6 +16,7 @@
 #include "attention/base/status_macros.h"
 #include "experiments/cluster.h"
 #include "experiments/finite_numbers.h"
+#include "experiments/spec_changes.h"
 #include "attention/base/files.h"
 #include "experiments/progress_board.h"
 #include "experiments/statistics.h"
@@ -31,7 +32,7 @@ absl::Status SpecError(const SpecLocator& locator, const absl::Status& status,
   const absl::StatusCode code = status.code() == absl::StatusCode::kNotFound
                                     ? status.code()
                                     : absl::StatusCode::kInvalidArgument;
-  return absl::Status(code, absl::StrCat(locator.Format(status), context));
+  return absl::Status(code, absl::StrCat(locator.Format(WithSpecChangeNote(status)), context));
 }
 
 // Log and report steps past the end of training (a shortened run, --set=training.steps=300)

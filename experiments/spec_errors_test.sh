@@ -77,6 +77,15 @@ expect "--set .=optimizer { adam {} lr: nan }: the sweep's axis 'optimizer' (swe
 # A directory where the spec should be: said so (it read as an empty spec).
 expect "experiments: is a directory, not a spec file" --spec=experiments --dry_run
 
+# A retired config type or plugin name: the error names what replaced it.
+expect "$data/retired_config.textproto:6:75: Could not find type \"type.googleapis.com/attnlab.plugins.SoftmaxAttentionConfig\" stored in google.protobuf.Any.; SoftmaxAttentionConfig was replaced (2026-11-23) by the layer plugin 'attention' with AttentionConfig (heads, qk_dim, value_dim, causal, bias, output_dim, q/k/v/o; softmax is its default mechanism) and, for query: PROMPT, by the plugin 'prompt' with PromptAttentionConfig (p, w, v, scale)" \
+  --spec="$data/retired_config.textproto" --dry_run
+expect "experiments/max_margin/1a.textproto:11:5: model.layer[0].plugin: unknown layer plugin 'softmax'; known: attention, ..." \
+  --spec=experiments/max_margin/1a.textproto '--set=model.layer[0].plugin=softmax' --dry_run
+stderr=$("$run" --spec=experiments/max_margin/1a.textproto '--set=model.layer[0].plugin=softmax' --dry_run 2>&1)
+[[ "$stderr" == *"; softmax is a mechanism since 2026-11-23: the layer plugin 'attention' runs it by default, 'prompt' is paper 1's one-query form (trial s=1 seed=0)" ]] || {
+  echo "FAIL: the retired plugin 'softmax' without its replacement: $stderr"; failures=$((failures + 1)); }
+
 # A good spec passes the same dry run.
 if ! "$run" --spec=experiments/max_margin/1a.textproto --dry_run >/dev/null; then
   echo "FAIL: the 1a spec does not pass --dry_run"

@@ -13,6 +13,7 @@
 #include "attention/base/files.h"
 #include "experiments/field_path.h"
 #include "experiments/first_parse_error.h"
+#include "experiments/spec_changes.h"
 #include "experiments/text_nesting.h"
 #include "google/protobuf/descriptor.h"
 
@@ -122,8 +123,8 @@ absl::StatusOr<ParsedSpec> ParseSpecText(absl::string_view text, const std::stri
     std::string message = errors.message();
     // protobuf says "got: " and nothing when the text ended early.
     if (absl::EndsWith(message, "got: ")) message += "end of file (an unclosed '{'?)";
-    return absl::InvalidArgumentError(
-        absl::StrCat(file, ":", errors.line(), ":", errors.column(), ": ", message));
+    return WithSpecChangeNote(absl::InvalidArgumentError(
+        absl::StrCat(file, ":", errors.line(), ":", errors.column(), ": ", message)));
   }
   parsed.locator = std::make_shared<SpecLocator>(file, parsed.spec, std::move(tree));
   return parsed;
