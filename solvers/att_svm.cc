@@ -1,8 +1,33 @@
 #include "solvers/att_svm.h"
 
 #include "absl/strings/str_cat.h"
+#include "attention/base/status_macros.h"
 
 namespace attnlab {
+namespace {
+
+// The number of constraints (every token but the selected one, of every sequence), or an error
+// `what` names when a sequence's tokens are not d wide or its selection is not one of them.
+absl::StatusOr<Eigen::Index> CountConstraints(const std::vector<Eigen::MatrixXd>& tokens,
+                                              const std::vector<int>& selected, Eigen::Index d,
+                                              const char* what) {
+  Eigen::Index rows = 0;
+  for (size_t i = 0; i < tokens.size(); ++i) {
+    if (tokens[i].cols() != d) {
+      return absl::InvalidArgumentError(absl::StrCat(what, ": sequence ", i,
+                                                     " has tokens of dimension ",
+                                                     tokens[i].cols(), ", expected ", d));
+    }
+    if (selected[i] < 0 || selected[i] >= tokens[i].rows()) {
+      return absl::InvalidArgumentError(absl::StrCat(what, ": sequence ", i, " selects token ",
+                                                     selected[i], " of ", tokens[i].rows()));
+    }
+    rows += tokens[i].rows() - 1;
+  }
+  return rows;
+}
+
+}  // namespace
 
 absl::StatusOr<QpSolution> SolveAttSvm(const std::vector<Eigen::MatrixXd>& tokens,
                                        const Eigen::MatrixXd& w, const std::vector<int>& selected,
@@ -15,19 +40,7 @@ absl::StatusOr<QpSolution> SolveAttSvm(const std::vector<Eigen::MatrixXd>& token
   }
   const Eigen::Index d = w.rows();
   if (w.cols() != d) return absl::InvalidArgumentError("ATT-SVM: W must be square");
-  Eigen::Index rows = 0;
-  for (size_t i = 0; i < n; ++i) {
-    if (tokens[i].cols() != d) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("ATT-SVM: sequence ", i, " has tokens of dimension ", tokens[i].cols(),
-                       ", W is ", d, " x ", d));
-    }
-    if (selected[i] < 0 || selected[i] >= tokens[i].rows()) {
-      return absl::InvalidArgumentError(absl::StrCat("ATT-SVM: sequence ", i, " selects token ",
-                                                     selected[i], " of ", tokens[i].rows()));
-    }
-    rows += tokens[i].rows() - 1;
-  }
+  ASSIGN_OR_RETURN(const Eigen::Index rows, CountConstraints(tokens, selected, d, "ATT-SVM"));
   Eigen::MatrixXd a(rows, d);
   Eigen::VectorXd b(rows);
   Eigen::Index row = 0;
@@ -58,19 +71,7 @@ absl::StatusOr<QpSolution> SolveWSvm(const std::vector<Eigen::MatrixXd>& tokens,
                                                    queries.rows(), " queries"));
   }
   const Eigen::Index d = queries.cols();
-  Eigen::Index rows = 0;
-  for (size_t i = 0; i < n; ++i) {
-    if (tokens[i].cols() != d) {
-      return absl::InvalidArgumentError(absl::StrCat("W-SVM: sequence ", i,
-                                                     " has tokens of dimension ",
-                                                     tokens[i].cols(), ", queries ", d));
-    }
-    if (selected[i] < 0 || selected[i] >= tokens[i].rows()) {
-      return absl::InvalidArgumentError(absl::StrCat("W-SVM: sequence ", i, " selects token ",
-                                                     selected[i], " of ", tokens[i].rows()));
-    }
-    rows += tokens[i].rows() - 1;
-  }
+  ASSIGN_OR_RETURN(const Eigen::Index rows, CountConstraints(tokens, selected, d, "W-SVM"));
   // <W, u z^T>_F = u^T W z: each constraint's row is (x_s - x_t) z^T, row-major.
   Eigen::MatrixXd a(rows, d * d);
   Eigen::Index row = 0;
