@@ -10,12 +10,11 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "absl/strings/str_replace.h"
-#include "absl/strings/str_split.h"
 #include "attention/base/field_error.h"
 #include "attention/base/status_macros.h"
 #include "experiments/cluster.h"
 #include "experiments/finite_numbers.h"
+#include "experiments/rank_report.pb.h"
 #include "experiments/spec_changes.h"
 #include "attention/base/files.h"
 #include "experiments/progress_board.h"
@@ -179,40 +178,37 @@ absl::StatusOr<Reuse> ParseReuse(absl::string_view flag) {
       absl::StrCat("--reuse=", flag, ": expected same, rerun or any"));
 }
 
-absl::StatusOr<ExperimentResult> RunExperiment(const ParsedSpec& parsed,
-                                               const RunOptions& options) {
+namespace {
+
+// The trials of the sweep, each built once (a dry run: a typo in the last sweep value fails
+// now, not after an hour), with their data files in their ids.
+absl::Status PrepareTrials(const ParsedSpec& parsed, const RunOptions& options,
+                           ExperimentResult* out) {
   const SpecLocator& locator = *parsed.locator;
-  ExperimentResult out;
   absl::StatusOr<std::vector<Trial>> trials = ExpandSweep(parsed.spec);
   if (!trials.ok()) return SpecError(locator, trials.status());
-  out.trials = std::move(*trials);
+  out->trials = std::move(*trials);
   std::set<std::string> ids;
-  for (const Trial& trial : out.trials) {
+  for (const Trial& trial : out->trials) {
     if (!ids.insert(trial.id).second) {
       return SpecError(locator, FieldError("sweep", absl::StrCat("two trials are identical (",
                                                                  TrialLabel(trial), ")")));
     }
   }
-  // Dry run: every trial must build before any trains, so a typo in the last sweep value does
-  // not surface after an hour.
   std::set<std::string> notes;
-  for (const Trial& trial : out.trials) {
+  for (const Trial& trial : out->trials) {
     NotePastTheEnd(trial.spec, &notes);
+    const std::string which =
+        parsed.spec.has_sweep() ? absl::StrCat(" (trial ", TrialLabel(trial), ")") : "";
     if (absl::Status s = CheckFiniteNumbers(trial.spec); !s.ok()) {
-      return SpecError(locator, s,
-                       parsed.spec.has_sweep() ? absl::StrCat(" (trial ", TrialLabel(trial), ")")
-                                               : "");
+      return SpecError(locator, s, which);
     }
     absl::StatusOr<std::unique_ptr<TrialRunner>> runner =
         TrialRunner::Create(trial.spec, options.threads, parsed.directory);
-    if (!runner.ok()) {
-      return SpecError(locator, runner.status(),
-                       parsed.spec.has_sweep() ? absl::StrCat(" (trial ", TrialLabel(trial), ")")
-                                               : "");
-    }
-    if (out.metric_names.empty()) {
-      out.metric_names = (*runner)->metric_names();
-      if (absl::Status s = ValidateSweepColumns(parsed.spec, out.metric_names); !s.ok()) {
+    if (!runner.ok()) return SpecError(locator, runner.status(), which);
+    if (out->metric_names.empty()) {
+      out->metric_names = (*runner)->metric_names();
+      if (absl::Status s = ValidateSweepColumns(parsed.spec, out->metric_names); !s.ok()) {
         return SpecError(locator, s);
       }
     }
@@ -221,42 +217,29 @@ absl::StatusOr<ExperimentResult> RunExperiment(const ParsedSpec& parsed,
     }
   }
   // The data each trial reads joins its id (every file exists: the dry run read it).
-  for (Trial& trial : out.trials) {
+  for (Trial& trial : out->trials) {
     absl::StatusOr<std::vector<DataFile>> data =
         FingerprintDataFiles(DataFilePaths(trial.spec, parsed.directory));
     if (!data.ok()) return data.status();
     trial.data = std::move(*data);
     trial.id = TrialId(trial.spec, trial.data);
   }
-  out.notes.assign(notes.begin(), notes.end());
+  out->notes.assign(notes.begin(), notes.end());
   if (options.progress) {
-    for (const std::string& note : out.notes) std::fprintf(stderr, "note: %s\n", note.c_str());
+    for (const std::string& note : out->notes) std::fprintf(stderr, "note: %s\n", note.c_str());
   }
-  if (options.dry_run) return out;
+  return absl::OkStatus();
+}
 
-  const Cluster* cluster = options.cluster;
-  const int rank = cluster ? cluster->rank() : 0, ranks = cluster ? cluster->size() : 1;
-  const ResultsStore store(options.out_dir, options.code);
-  // Finished trials of other code: every rank reads the same store and decides alike.
-  std::vector<int> other_code = OtherCodeTrials(store, out.trials, options.code);
-  if (!other_code.empty() && options.reuse == Reuse::kSameCode) {
-    return OtherCodeError(store, out.trials, other_code, options.code);
-  }
-  std::unique_ptr<StoreLock> lock;  // rank 0 holds the store for all ranks of this run
-  absl::Status prepared =
-      rank == 0 ? PrepareStore(store, options, out.trials, other_code, &lock) : absl::OkStatus();
-  // Every rank learns rank 0's outcome, so that none waits for a rank that returned; after
-  // it, no rank writes before the clean-up.
-  if (cluster) prepared = ShareRootStatus(*cluster, prepared);
-  RETURN_IF_ERROR(prepared);
-
-  const int total = static_cast<int>(out.trials.size());
-  out.results.resize(total);
-  out.errors.resize(total);
-  std::vector<int> mine;
-  for (int i = rank; i < total; i += ranks) mine.push_back(i);
-  ProgressBoard board(options.progress, static_cast<int>(mine.size()),
-                      ranks > 1 ? absl::StrCat("rank ", rank, ": ") : "", options.progress_seconds);
+// Runs or reuses this rank's trials (`mine`), side by side on the thread budget; a finished
+// trial is saved to the store, a failed one leaves its error in out->errors. Returns what
+// rank 0 must hear: failures, reuses, interruptions and a store error.
+RankReport RunLocalTrials(const ParsedSpec& parsed, const RunOptions& options,
+                          const ResultsStore& store, const std::vector<int>& mine,
+                          const std::string& rank_prefix, ExperimentResult* out) {
+  ProgressBoard board(options.progress, static_cast<int>(mine.size()), rank_prefix,
+                      options.progress_seconds);
+  const int total = static_cast<int>(out->trials.size());
   std::vector<absl::Status> io_errors(total);
   std::vector<char> reused(total, 0), cancelled(total, 0);
   tbb::task_arena arena(options.threads);
@@ -266,7 +249,7 @@ absl::StatusOr<ExperimentResult> RunExperiment(const ParsedSpec& parsed,
       // up another trial.
       tbb::this_task_arena::isolate([&] {
         const int i = mine[k];
-        const Trial& trial = out.trials[i];
+        const Trial& trial = out->trials[i];
         if (options.stop && options.stop()) {  // not started: the rerun runs it
           cancelled[i] = 1;
           return;
@@ -287,7 +270,7 @@ absl::StatusOr<ExperimentResult> RunExperiment(const ParsedSpec& parsed,
                        trial.id.c_str(), store.dir().c_str(), damaged.c_str());
         }
         if (stored->has_value()) {
-          out.results[i] = std::move(*stored);
+          out->results[i] = std::move(*stored);
           reused[i] = 1;
           board.Finish(i, label, "finished earlier, reused", seconds());
           return;
@@ -310,21 +293,21 @@ absl::StatusOr<ExperimentResult> RunExperiment(const ParsedSpec& parsed,
           return;
         }
         if (!result.ok()) {
-          out.errors[i] = std::string(result.status().message());
+          out->errors[i] = std::string(result.status().message());
           board.Finish(i, label, absl::StrCat("FAILED: ", result.status().message()), seconds());
           return;
         }
         if (absl::Status saved = store.Save(trial, *result); !saved.ok()) {
           // This trial's results are lost; the finished ones stay, and the summary says why.
-          out.errors[i] = absl::StrCat("finished, but not stored: ", saved.message());
-          board.Finish(i, label, absl::StrCat("FAILED: ", out.errors[i]), seconds());
+          out->errors[i] = absl::StrCat("finished, but not stored: ", saved.message());
+          board.Finish(i, label, absl::StrCat("FAILED: ", out->errors[i]), seconds());
           return;
         }
-        out.results[i] = std::move(*result);
-        out.results[i]->code = options.code;
-        const int64_t resumed = out.results[i]->resumed_at_step;
+        out->results[i] = std::move(*result);
+        out->results[i]->code = options.code;
+        const int64_t resumed = out->results[i]->resumed_at_step;
         board.Finish(i, label,
-                     absl::StrFormat("done, loss %.6g%s", out.results[i]->Final("loss"),
+                     absl::StrFormat("done, loss %.6g%s", out->results[i]->Final("loss"),
                                      resumed > 0 ? absl::StrCat(" (resumed at step ", resumed,
                                                                 " from its checkpoint)")
                                                  : ""),
@@ -332,60 +315,111 @@ absl::StatusOr<ExperimentResult> RunExperiment(const ParsedSpec& parsed,
       });
     });
   });
-  // Failures (and reuse counts) travel to rank 0 as "index\terror" lines, a store's I/O error
-  // as "E<code>\tmessage" (every rank reaches the gather, so none waits for one that
-  // returned); results come back through the shared store.
-  absl::Status io_status;
+  RankReport report;
   for (const absl::Status& status : io_errors) {
-    if (!status.ok()) {
-      io_status = status;
-      break;
-    }
-  }
-  std::string report;
-  if (!io_status.ok()) {
-    absl::StrAppend(&report, "E", static_cast<int>(io_status.code()), "\t",
-                    absl::StrReplaceAll(io_status.message(), {{"\n", " "}}), "\n");
+    if (status.ok()) continue;
+    report.set_store_error_code(static_cast<int>(status.code()));
+    report.set_store_error(std::string(status.message()));
+    break;
   }
   for (int i : mine) {
-    if (!out.results[i].has_value()) absl::StrAppend(&report, "F", i, "\t", out.errors[i], "\n");
-    if (reused[i]) absl::StrAppend(&report, "R", i, "\n");
-    if (cancelled[i]) absl::StrAppend(&report, "C", i, "\n");
+    if (!out->results[i].has_value() && !cancelled[i]) {
+      RankReport::Failure* failure = report.add_failed();
+      failure->set_trial(i);
+      failure->set_error(out->errors[i]);
+    }
+    if (reused[i]) report.add_reused(i);
+    if (cancelled[i]) report.add_interrupted(i);
   }
-  std::vector<std::string> reports = cluster ? cluster->GatherToRoot(report)
-                                             : std::vector<std::string>{report};
-  int interrupted = 0;
-  for (const std::string& text : reports) {
-    for (absl::string_view line : absl::StrSplit(text, '\n', absl::SkipEmpty())) {
-      const size_t tab = line.find('\t');
-      const int i = std::stoi(std::string(line.substr(1, tab == line.npos ? line.npos : tab - 1)));
-      if (line[0] == 'E' && io_status.ok()) {
-        io_status = absl::Status(static_cast<absl::StatusCode>(i), line.substr(tab + 1));
-      }
-      if (line[0] == 'F') out.errors[i] = std::string(line.substr(tab + 1));
-      if (line[0] == 'R') ++out.reused;
-      if (line[0] == 'C') ++interrupted;
+  return report;
+}
+
+// Every rank's report on rank 0, folded into *out: the failures' errors and the reuse count.
+// Every rank calls it (a collective), so none waits for one that returned. The first store
+// error of any rank, or Cancelled when any trial was interrupted, ends the run.
+absl::Status GatherReports(const Cluster* cluster, const RankReport& mine,
+                           const RunOptions& options, ExperimentResult* out) {
+  std::vector<std::string> bytes = cluster ? cluster->GatherToRoot(mine.SerializeAsString())
+                                           : std::vector<std::string>{mine.SerializeAsString()};
+  absl::Status store_error;
+  bool interrupted = mine.interrupted_size() > 0;
+  for (const std::string& one : bytes) {
+    RankReport report;
+    if (!report.ParseFromString(one)) return absl::InternalError("a rank's report is unreadable");
+    for (const RankReport::Failure& failure : report.failed()) {
+      out->errors[failure.trial()] = failure.error();
+    }
+    out->reused += report.reused_size();
+    interrupted = interrupted || report.interrupted_size() > 0;
+    if (report.store_error_code() != 0 && store_error.ok()) {
+      store_error = absl::Status(static_cast<absl::StatusCode>(report.store_error_code()),
+                                 report.store_error());
     }
   }
-  RETURN_IF_ERROR(io_status);
-  if (interrupted > 0 || std::count(cancelled.begin(), cancelled.end(), 1) > 0) {
+  if (mine.store_error_code() != 0 && store_error.ok()) {
+    store_error = absl::Status(static_cast<absl::StatusCode>(mine.store_error_code()),
+                               mine.store_error());
+  }
+  RETURN_IF_ERROR(store_error);
+  if (interrupted) {
     return absl::CancelledError(absl::StrCat(
         "interrupted: ", options.out_dir, " keeps the finished trials and a checkpoint of each "
         "running one; run the same command again to go on"));
   }
-  if (rank != 0) return out;
+  return absl::OkStatus();
+}
+
+// Rank 0, last: the other ranks' results from the shared store, and summary.csv.
+absl::Status Summarize(const ParsedSpec& parsed, const RunOptions& options,
+                       const ResultsStore& store, ExperimentResult* out) {
+  const int total = static_cast<int>(out->trials.size());
   for (int i = 0; i < total; ++i) {
-    if (out.results[i].has_value() || !out.errors[i].empty()) continue;
-    ASSIGN_OR_RETURN(out.results[i], store.Load(out.trials[i].id));  // another rank's trial
-    if (!out.results[i].has_value()) {
-      return absl::InternalError(absl::StrCat("trial ", out.trials[i].id,
+    if (out->results[i].has_value() || !out->errors[i].empty()) continue;
+    ASSIGN_OR_RETURN(out->results[i], store.Load(out->trials[i].id));  // another rank's trial
+    if (!out->results[i].has_value()) {
+      return absl::InternalError(absl::StrCat("trial ", out->trials[i].id,
                                               " finished on another rank but is not in ",
                                               options.out_dir, " (is it on a shared filesystem?)"));
     }
   }
-  for (int i = 0; i < total; ++i) out.failed += !out.results[i].has_value();
-  RETURN_IF_ERROR(store.WriteSummary(SweepColumns(parsed.spec), out.metric_names, out.trials,
-                                     out.results, out.errors));
+  for (int i = 0; i < total; ++i) out->failed += !out->results[i].has_value();
+  return store.WriteSummary(SweepColumns(parsed.spec), out->metric_names, out->trials,
+                            out->results, out->errors);
+}
+
+}  // namespace
+
+absl::StatusOr<ExperimentResult> RunExperiment(const ParsedSpec& parsed,
+                                               const RunOptions& options) {
+  ExperimentResult out;
+  RETURN_IF_ERROR(PrepareTrials(parsed, options, &out));
+  if (options.dry_run) return out;
+
+  const Cluster* cluster = options.cluster;
+  const int rank = cluster ? cluster->rank() : 0, ranks = cluster ? cluster->size() : 1;
+  const ResultsStore store(options.out_dir, options.code);
+  // Finished trials of other code: every rank reads the same store and decides alike.
+  std::vector<int> other_code = OtherCodeTrials(store, out.trials, options.code);
+  if (!other_code.empty() && options.reuse == Reuse::kSameCode) {
+    return OtherCodeError(store, out.trials, other_code, options.code);
+  }
+  std::unique_ptr<StoreLock> lock;  // rank 0 holds the store for all ranks of this run
+  absl::Status prepared =
+      rank == 0 ? PrepareStore(store, options, out.trials, other_code, &lock) : absl::OkStatus();
+  // Every rank learns rank 0's outcome, so that none waits for a rank that returned; after
+  // it, no rank writes before the clean-up.
+  if (cluster) prepared = ShareRootStatus(*cluster, prepared);
+  RETURN_IF_ERROR(prepared);
+
+  out.results.resize(out.trials.size());
+  out.errors.resize(out.trials.size());
+  std::vector<int> mine;  // trial i runs on rank i % ranks
+  for (int i = rank; i < static_cast<int>(out.trials.size()); i += ranks) mine.push_back(i);
+  const RankReport report = RunLocalTrials(
+      parsed, options, store, mine, ranks > 1 ? absl::StrCat("rank ", rank, ": ") : "", &out);
+  RETURN_IF_ERROR(GatherReports(cluster, report, options, &out));
+  if (rank != 0) return out;
+  RETURN_IF_ERROR(Summarize(parsed, options, store, &out));
   return out;
 }
 
