@@ -76,6 +76,10 @@ class Mechanism {
                         T scale, ConstHeadBlock<T> a, ConstHeadBlock<T> dh, HeadBlock<T>* dq,
                         HeadBlock<T> dk, HeadBlock<T> dv) = 0;
 
+  // Whether the CUDA backend (attention/kernels/cuda, --config=cuda) has kernels for these
+  // heads: a layer asked to run on the GPU refuses a mechanism without them.
+  virtual bool CudaHeads() const { return false; }
+
  protected:
   HeadShape shape_;
 };

@@ -58,9 +58,9 @@ absl::StatusOr<Shape> MultiHeadAttention<T>::Setup(const Shape& input, ExecConte
     }
   }
   scale_ = static_cast<T>(config_.has_scale() ? config_.scale() : 1 / std::sqrt(double(qk_dim_)));
-  if (ctx.cuda() && mechanism_name_ != "softmax") {
-    return FieldError("mechanism", absl::StrCat("device: CUDA runs softmax heads only, not '",
-                                                mechanism_name_, "'"));
+  if (ctx.cuda() && !mechanism_->CudaHeads()) {
+    return FieldError("mechanism", absl::StrCat("device: CUDA has no kernels for '",
+                                                mechanism_name_, "' heads (softmax has)"));
   }
   HeadShape shape;
   shape.qk_dim = qk_dim_;

@@ -24,6 +24,7 @@ class SoftmaxMechanism : public WeightsMap<T> {
   void Map(HeadBlock<T> scores) const override;
   void MapBackward(ConstHeadBlock<T> weights, HeadBlock<T> grad) const override;
   bool SoftmaxJacobian() const override { return true; }
+  bool CudaHeads() const override { return true; }
   void Forward(int index, ConstHeadBlock<T> q, ConstHeadBlock<T> k, ConstHeadBlock<T> v, T scale,
                HeadBlock<T> a, HeadBlock<T> h) override;
   void Backward(int index, ConstHeadBlock<T> q, ConstHeadBlock<T> k, ConstHeadBlock<T> v,
