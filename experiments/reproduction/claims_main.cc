@@ -86,7 +86,8 @@ int Main(int argc, char** argv) {
     tallies.push_back({file->file.number(), file->file.paper(),
                        DirectoryOf(std::string(name)) + "/CLAIMS.md",
                        DirectoryOf(file->path) + "/claims.csv",
-                       DirectoryOf(file->path) + "/claims_quick.csv"});
+                       DirectoryOf(file->path) + "/claims_quick.csv",
+                       DirectoryOf(file->path) + "/CLAIMS.md"});  // its path until read
     if (absl::GetFlag(FLAGS_paper) == 0 || file->file.number() == absl::GetFlag(FLAGS_paper)) {
       files.push_back(std::move(*file));
     }
@@ -156,11 +157,12 @@ int Main(int argc, char** argv) {
     for (PaperTally& tally : tallies) {
       tally.claims_csv = ReadFile(tally.claims_csv).value_or("");
       tally.quick_csv = ReadFile(tally.quick_csv).value_or("");
+      tally.claims_md_text = ReadFile(tally.claims_md_text).value_or("");
     }
     const std::string readme_path = ResolveWorkspacePath("README.md");
     absl::StatusOr<std::string> readme = ReadFile(readme_path);
     absl::StatusOr<std::string> updated =
-        readme.ok() ? ReplaceStatusTable(*readme, ReadmeStatusTable(tallies)) : readme.status();
+        readme.ok() ? ReplaceStatusTable(*readme, ReadmeStatusTable(tallies, options.code.Key())) : readme.status();
     if (!updated.ok()) {
       std::fprintf(stderr, "%s: %s\n", readme_path.c_str(), std::string(updated.status().message()).c_str());
       return 1;

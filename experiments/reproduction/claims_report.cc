@@ -238,7 +238,8 @@ std::vector<ClaimOutcome> CsvVerdicts(absl::string_view csv, size_t id_field, in
 
 }  // namespace
 
-std::string ReadmeStatusTable(const std::vector<PaperTally>& papers) {
+std::string ReadmeStatusTable(const std::vector<PaperTally>& papers,
+                              absl::string_view current_code) {
   std::string table =
       "| paper | claims (computed by `//experiments:claims`) | table | code |\n|---|---|---|---|\n";
   for (const PaperTally& paper : papers) {
@@ -253,9 +254,16 @@ std::string ReadmeStatusTable(const std::vector<PaperTally>& papers) {
                            TallyLine(CountVerdicts(quick)));
       link = absl::StrCat(paper.claims_md.substr(0, paper.claims_md.rfind('/') + 1), "claims_quick.csv");
     }
+    std::string code = absl::StrJoin(commits, " ");
+    const std::string marker = "by code ";
+    const size_t at = paper.claims_md_text.find(marker);
+    if (!full.empty() && at != std::string::npos &&
+        paper.claims_md_text.substr(at + marker.size(), current_code.size()) != current_code) {
+      absl::StrAppend(&code, "; older trial code than this build's (`--paper=", paper.number,
+                      "` reruns its trials)");
+    }
     absl::StrAppend(&table, "| ", paper.number, ". ", Cell(paper.paper), " | ", tally, " | [", link,
-                    "](", link, ") | ",
-                    commits.empty() ? "" : absl::StrJoin(commits, " "), " |\n");
+                    "](", link, ") | ", code, " |\n");
   }
   return table;
 }

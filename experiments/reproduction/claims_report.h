@@ -36,8 +36,13 @@ std::string ClaimsSummary(const PaperOutcome& paper);
 struct PaperTally {
   int number = 0;
   std::string paper, claims_md, claims_csv, quick_csv;
+  // CLAIMS.md's text: its header names the code its trials ran ("by code <key> (...").
+  std::string claims_md_text;
 };
-std::string ReadmeStatusTable(const std::vector<PaperTally>& papers);
+// A paper whose CLAIMS.md came from code other than `current_code` (a CodeVersion key) says so
+// in its code column, with the command that reruns it.
+std::string ReadmeStatusTable(const std::vector<PaperTally>& papers,
+                              absl::string_view current_code);
 
 // `readme` with the text between its "<!-- claims status -->" and "<!-- end claims status -->"
 // lines replaced by `table`; InvalidArgument when the markers are missing.

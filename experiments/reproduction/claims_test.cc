@@ -327,12 +327,21 @@ TEST(ReportTest, TallyTableAndCsv) {
 TEST(ReportTest, ReadmeStatusTableFromClaimsCsv) {
   const PaperOutcome paper = Paper();
   const std::string table =
-      ReadmeStatusTable({{7, "A paper", "experiments/a/CLAIMS.md", ClaimsCsv(paper)},
+      ReadmeStatusTable({{7, "A paper", "experiments/a/CLAIMS.md", ClaimsCsv(paper), "",
+                          "Generated ... by code 0123456789ab (commit abcdef0, ...)"},
                          {8, "Another", "experiments/b/CLAIMS.md", ""},
                          {9, "Quick only", "experiments/c/CLAIMS.md", "",
-                          "claim,verdict\nx,reproduced\ny,not reproduced\n"}});
+                          "claim,verdict\nx,reproduced\ny,not reproduced\n"},
+                         {10, "Older", "experiments/d/CLAIMS.md", ClaimsCsv(paper), "",
+                          "Generated ... by code ba9876543210 (commit abcdef0, ...)"}},
+                        "0123456789ab");
   EXPECT_NE(table.find("| 7. A paper | 1 of 3 reproduced (1 partly, 1 not reproduced) | "
                        "[experiments/a/CLAIMS.md](experiments/a/CLAIMS.md) | abcdef0 |"),
+            std::string::npos)
+      << table;
+  // Trials of other code than this build's: the row says so.
+  EXPECT_NE(table.find("| abcdef0; older trial code than this build's (`--paper=10` reruns its "
+                       "trials) |"),
             std::string::npos)
       << table;
   EXPECT_NE(table.find("| 8. Another | not run yet |"), std::string::npos) << table;
