@@ -6,6 +6,7 @@
 
 #include "attention/base/field_error.h"
 #include "experiments/experiment.pb.h"
+#include "google/protobuf/any.pb.h"
 #include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
 #include "plugins/prompt/prompt.pb.h"
@@ -49,49 +50,47 @@ TEST(FiniteNumbersTest, LooksInsidePluginConfigs) {
   EXPECT_EQ(ErrorField(CheckFiniteNumbers(spec)), "model.layer[0].config.p.value[1]");
 }
 
-// Property over the whole schema: every float or double field reachable in ExperimentSpec
-// (through nested messages, 6 deep), set alone to inf or NaN, is the field the check names.
-void SetEachNumber(google::protobuf::Message* message, const std::string& prefix, int depth,
-                   int* checked) {
-  const auto* descriptor = message->GetDescriptor();
-  for (int f = 0; f < descriptor->field_count(); ++f) {
-    const auto* field = descriptor->field(f);
-    const std::string path = prefix.empty() ? field->name() : prefix + "." + field->name();
-    const std::string at = field->is_repeated() ? path + "[0]" : path;
-    std::unique_ptr<google::protobuf::Message> copy(message->New());
-    const auto* reflection = copy->GetReflection();
-    using google::protobuf::FieldDescriptor;
+// Property over the whole schema: every float or double field of every message reachable from
+// ExperimentSpec (6 deep), set alone to inf or NaN, is the field the check names. (The other
+// tests check that paths through nested messages, repeated fields and Any configs add up.)
+void CheckEveryNumberOf(const google::protobuf::Descriptor* type, int depth, int* checked) {
+  using google::protobuf::FieldDescriptor;
+  const google::protobuf::Message* prototype =
+      google::protobuf::MessageFactory::generated_factory()->GetPrototype(type);
+  for (int f = 0; f < type->field_count(); ++f) {
+    const FieldDescriptor* field = type->field(f);
     if (field->cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE) {
-      if (depth == 0 || field->message_type()->full_name() == "google.protobuf.Any") continue;
-      google::protobuf::Message* child = field->is_repeated()
-                                             ? reflection->AddMessage(copy.get(), field)
-                                             : reflection->MutableMessage(copy.get(), field);
-      SetEachNumber(child, at, depth - 1, checked);
+      if (depth > 0 && field->message_type() != google::protobuf::Any::descriptor()) {
+        CheckEveryNumberOf(field->message_type(), depth - 1, checked);
+      }
       continue;
     }
+    if (field->cpp_type() != FieldDescriptor::CPPTYPE_DOUBLE &&
+        field->cpp_type() != FieldDescriptor::CPPTYPE_FLOAT) {
+      continue;
+    }
+    const std::string expected = field->is_repeated() ? field->name() + "[0]" : field->name();
     for (double bad : {std::numeric_limits<double>::infinity(),
                        std::numeric_limits<double>::quiet_NaN()}) {
-      std::unique_ptr<google::protobuf::Message> one(message->New());
+      std::unique_ptr<google::protobuf::Message> one(prototype->New());
+      const google::protobuf::Reflection* reflection = one->GetReflection();
       if (field->cpp_type() == FieldDescriptor::CPPTYPE_DOUBLE) {
-        field->is_repeated() ? one->GetReflection()->AddDouble(one.get(), field, bad)
-                             : one->GetReflection()->SetDouble(one.get(), field, bad);
-      } else if (field->cpp_type() == FieldDescriptor::CPPTYPE_FLOAT) {
-        field->is_repeated() ? one->GetReflection()->AddFloat(one.get(), field, float(bad))
-                             : one->GetReflection()->SetFloat(one.get(), field, float(bad));
+        field->is_repeated() ? reflection->AddDouble(one.get(), field, bad)
+                             : reflection->SetDouble(one.get(), field, bad);
       } else {
-        break;
+        field->is_repeated() ? reflection->AddFloat(one.get(), field, float(bad))
+                             : reflection->SetFloat(one.get(), field, float(bad));
       }
-      const absl::Status status = CheckFiniteNumbers(*one);
-      EXPECT_EQ(ErrorField(status), at.substr(at.rfind('.') + 1)) << at << " = " << bad;
+      EXPECT_EQ(ErrorField(CheckFiniteNumbers(*one)), expected)
+          << type->full_name() << "." << expected << " = " << bad;
       ++*checked;
     }
   }
 }
 
 TEST(FiniteNumbersTest, EveryNumberFieldOfTheSchemaIsChecked) {
-  ExperimentSpec spec;
   int checked = 0;
-  SetEachNumber(&spec, "", 6, &checked);
+  CheckEveryNumberOf(ExperimentSpec::descriptor(), 6, &checked);
   EXPECT_GT(checked, 20);  // the schema's numbers: rates, noise, shifts, epsilons, ...
 }
 

@@ -17,7 +17,7 @@ diff single.txt mpi.txt || { echo "summary tables differ"; exit 1; }
 # Both ranks worked: rank 0 ran trials 0, 2, 4, 6 and rank 1 the others.
 grep -q "^rank 1: \[4/4\]" mpi.err || { echo "rank 1 did not run its 4 trials:"; cat mpi.err; exit 1; }
 # A bad --out (a file): rank 0's error ends every rank with exit 2 (rank 1 waited forever in a
-# barrier rank 0 never reached).
+# barrier rank 0 never reached; `timeout` guards against that hang, it times nothing).
 touch a_file
 timeout 60 mpirun --allow-run-as-root --oversubscribe -np 2 "$run" --spec="$spec" --out=a_file \
   --threads=1 > /dev/null 2> file.err

@@ -188,8 +188,8 @@ int Main(int argc, char** argv) {
     return 130;
   }
   if (!result.ok()) {
-    std::fprintf(stderr, "%s%s\n", cluster.root() ? "" : absl::StrCat("rank ", cluster.rank(), ": ").c_str(),
-                 std::string(result.status().message()).c_str());
+    const std::string rank = cluster.root() ? "" : absl::StrCat("rank ", cluster.rank(), ": ");
+    std::fprintf(stderr, "%s%s\n", rank.c_str(), std::string(result.status().message()).c_str());
     // Bad input (a spec error, a missing data file, a store of other code's results) is 2; a
     // failure while running is 1.
     const bool bad_input = absl::IsInvalidArgument(result.status()) ||
