@@ -61,6 +61,23 @@ std::string StepText(const Quantity& q) {
   return q.has_step() ? absl::StrCat(" at step ", q.step()) : "";
 }
 
+// The logged step of `metric` nearest `fraction` of its last logged step (the earlier on a tie).
+int64_t StepAtFraction(const TrialResult& result, const std::string& metric, double fraction) {
+  int64_t last = 0;
+  for (const MetricPoint& point : result.points) {
+    if (point.metric == metric) last = std::max(last, point.step);
+  }
+  const double target = fraction * static_cast<double>(last);
+  int64_t nearest = last;
+  for (const MetricPoint& point : result.points) {
+    if (point.metric != metric) continue;
+    const double distance = std::abs(static_cast<double>(point.step) - target);
+    const double best = std::abs(static_cast<double>(nearest) - target);
+    if (distance < best || (distance == best && point.step < nearest)) nearest = point.step;
+  }
+  return nearest;
+}
+
 absl::StatusOr<double> ValueOf(const Quantity& q, const RunOutcome& run, size_t i,
                                const std::string& field) {
   const Trial& trial = run.trials[i];
@@ -87,6 +104,13 @@ absl::StatusOr<double> ValueOf(const Quantity& q, const RunOutcome& run, size_t 
     return absl::InvalidArgumentError(absl::StrCat(
         field, ": run ", run.name, " has no metric '", q.metric(), "'", known ? StepText(q) : "",
         known ? " (not a logged step)" : ""));
+  }
+  if (q.has_fraction()) {
+    if (q.has_step() || !(q.fraction() >= 0 && q.fraction() <= 1)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          field, ".fraction: must be in [0, 1] and not given with a step, got ", q.fraction()));
+    }
+    return result.At(StepAtFraction(result, q.metric(), q.fraction()), q.metric());
   }
   return q.has_step() ? result.At(q.step(), q.metric()) : result.Final(q.metric());
 }

@@ -1,6 +1,7 @@
 #include <cmath>
 #include <tuple>
 
+#include "absl/strings/str_cat.h"
 #include "attention/base/files.h"
 #include "experiments/reproduction/check.h"
 #include "experiments/reproduction/claims_runner.h"
@@ -83,6 +84,24 @@ TEST(CheckTest, LeastLargestAndPartialCredit) {
   EXPECT_EQ(outcome.level, Level::kPartly);
   EXPECT_EQ(outcome.rule, "> 2; partly: largest > 6");
   EXPECT_EQ(outcome.Number(), "1 (least of 6; range 1 to 7)");
+}
+
+TEST(CheckTest, AFractionOfTrainingReadsTheNearestLoggedStep) {
+  // Logged at steps 0 and 10; s = b seed 3 is 1 at step 0 and 7 at step 10.
+  auto at = [](double fraction) {
+    return Evaluate(absl::StrCat(R"pb(run: "r" where: "s=b" where: "seed=3" value { metric: "m" fraction: )pb",
+                                 fraction, " }")).value;
+  };
+  EXPECT_DOUBLE_EQ(at(0.8), 7);  // step 8 -> 10
+  EXPECT_DOUBLE_EQ(at(0.4), 1);  // step 4 -> 0
+  EXPECT_DOUBLE_EQ(at(0.5), 1);  // a tie takes the earlier step
+  EXPECT_DOUBLE_EQ(at(1), 7);
+  // The plateau reading: the last value less the one at 0.8 of training.
+  EXPECT_DOUBLE_EQ(Evaluate(R"pb(run: "r" where: "s=b" value { metric: "m" }
+                                 less { metric: "m" fraction: 0.4 } aggregate: MAX)pb").value, 6);
+  EXPECT_EQ(std::string(EvaluateCheck(Parse<Check>(R"pb(run: "r" value { metric: "m" fraction: 1.5 })pb"),
+                                      Runs()).status().message()),
+            "value.fraction: must be in [0, 1] and not given with a step, got 1.5");
 }
 
 TEST(CheckTest, GrowthDifferencePairingAndRankCorrelation) {
