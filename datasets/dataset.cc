@@ -6,6 +6,7 @@
 
 #include "attention/base/field_error.h"
 #include "attention/kernels/parallel.h"
+#include "datasets/dataset_plugin.h"
 #include "datasets/image_classification.h"
 #include "datasets/sparse_selection.h"
 #include "datasets/token_sequences.h"
@@ -36,9 +37,32 @@ void Dataset<T>::Next(int batch_size, ExecContext& ctx, Batch<T>* out) const {
   }, GrainFor(in.rows * in.cols));
 }
 
+namespace {
+
+template <typename T>
+absl::StatusOr<std::unique_ptr<Dataset<T>>> CreateDatasetPlugin(const DatasetSpec& spec,
+                                                                const std::string& base_dir) {
+  if (spec.source_case() != DatasetSpec::SOURCE_NOT_SET) {
+    return FieldError("plugin", "give a dataset plugin or one of the built-in sources, not both");
+  }
+  absl::StatusOr<std::unique_ptr<DatasetPlugin<T>>> dataset =
+      DatasetRegistry<T>().Create(spec.plugin(), spec.config());
+  if (!dataset.ok()) {
+    const bool known = DatasetRegistry<T>().Find(spec.plugin()) != nullptr;
+    return PrefixErrorField(known ? "config" : "plugin", dataset.status());
+  }
+  if (absl::Status status = (*dataset)->Setup({base_dir, spec.seed()}); !status.ok()) {
+    return PrefixErrorField("config", status);
+  }
+  return std::unique_ptr<Dataset<T>>(std::move(*dataset));
+}
+
+}  // namespace
+
 template <typename T>
 absl::StatusOr<std::unique_ptr<Dataset<T>>> CreateDataset(const DatasetSpec& spec,
                                                           const std::string& base_dir) {
+  if (!spec.plugin().empty()) return CreateDatasetPlugin<T>(spec, base_dir);
   absl::StatusOr<std::unique_ptr<Dataset<T>>> dataset;
   switch (spec.source_case()) {
     case DatasetSpec::kSequences:
@@ -63,7 +87,8 @@ absl::StatusOr<std::unique_ptr<Dataset<T>>> CreateDataset(const DatasetSpec& spe
       break;
   }
   return FieldError("source",
-                    "missing required field: one of sequences, planted, sparse_selection, wikitext, images");
+                    "missing required field: one of sequences, planted, sparse_selection, wikitext, images, "
+                    "or a dataset plugin (plugin)");
 }
 
 template class Dataset<float>;

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "attention/attention_layer.h"
+#include "attention/metric.h"
 #include "attention/base/field_error.h"
 #include "attention/analysis/metrics.h"
 #include "attention/analysis/robustness.h"
@@ -521,6 +522,40 @@ absl::StatusOr<const Batch<T>*> FindValidationSet(const Dataset<T>& dataset,
                                         known.empty() ? "none" : known));
 }
 
+// A metric plugin (attention/metric.h) as an evaluator.
+template <typename T>
+class PluginEvaluator : public MetricEvaluator<T> {
+ public:
+  explicit PluginEvaluator(std::unique_ptr<Metric<T>> metric) : metric_(std::move(metric)) {}
+  bool reads_training_forward() const override { return metric_->reads_training_forward(); }
+  absl::StatusOr<double> Evaluate(Model<T>& model, const Batch<T>& batch) override {
+    return metric_->Evaluate(model, batch);
+  }
+
+ private:
+  std::unique_ptr<Metric<T>> metric_;
+};
+
+template <typename T>
+absl::StatusOr<std::unique_ptr<MetricEvaluator<T>>> CreatePluginEvaluator(
+    const MetricSpec& spec, const Model<T>& model, const Dataset<T>& dataset, uint64_t seed,
+    int threads) {
+  if (spec.kind_case() != MetricSpec::KIND_NOT_SET) {
+    return FieldError("plugin", "give a metric plugin or one of the built-in kinds, not both");
+  }
+  absl::StatusOr<std::unique_ptr<Metric<T>>> metric =
+      MetricRegistry<T>().Create(spec.plugin(), spec.config());
+  if (!metric.ok()) {
+    const bool known = MetricRegistry<T>().Find(spec.plugin()) != nullptr;
+    return PrefixErrorField(known ? "config" : "plugin", metric.status());
+  }
+  const MetricContext<T> context{model, dataset, seed, threads};
+  if (absl::Status status = (*metric)->Setup(context); !status.ok()) {
+    return PrefixErrorField("config", status);
+  }
+  return std::unique_ptr<MetricEvaluator<T>>(new PluginEvaluator<T>(std::move(*metric)));
+}
+
 }  // namespace
 
 template <typename T>
@@ -528,6 +563,7 @@ absl::StatusOr<std::unique_ptr<MetricEvaluator<T>>> CreateMetricEvaluator(
     const MetricSpec& spec, const Model<T>& model, const Dataset<T>& dataset, uint64_t seed,
     int threads) {
   using Result = std::unique_ptr<MetricEvaluator<T>>;
+  if (!spec.plugin().empty()) return CreatePluginEvaluator(spec, model, dataset, seed, threads);
   const Shape inputs = dataset.input_shape();
   switch (spec.kind_case()) {
     case MetricSpec::kMaxMargin: {
@@ -662,7 +698,7 @@ absl::StatusOr<std::unique_ptr<MetricEvaluator<T>>> CreateMetricEvaluator(
                     "missing required field: one of max_margin, selected_probability, "
                     "attention_entropy, max_softmax, param_norm, cosine_to_identity, "
                     "marked_attention, validation_loss, param_count, grad_norm, qk_spectrum, "
-                    "accuracy, qk_norm, ratio");
+                    "accuracy, qk_norm, ratio, or a metric plugin (plugin)");
 }
 
 template absl::StatusOr<std::unique_ptr<MetricEvaluator<float>>> CreateMetricEvaluator(

@@ -16,6 +16,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "attention/mechanism.h"
+#include "attention/metric.h"
+#include "datasets/dataset_plugin.h"
+#include "solvers/optimizer_registry.h"
 #include "attention/plugin_registry.h"
 #include "experiments/cluster.h"
 #include "experiments/field_path.h"
@@ -52,7 +55,7 @@ ABSL_FLAG(bool, dry_run, false, "Only check the spec: parse it and build every t
 ABSL_FLAG(double, progress_seconds, 30,
           "When stderr is not a terminal (a log file, a batch job): a progress line every this "
           "many seconds (> 0).");
-ABSL_FLAG(bool, list_plugins, false, "List the registered layers, losses, regularizers and attention mechanisms and exit.");
+ABSL_FLAG(bool, list_plugins, false, "List the registered layers, losses, regularizers, attention mechanisms, metrics, datasets and optimizers and exit.");
 ABSL_FLAG(bool, markdown, false,
           "With --list_plugins: as a Markdown table (README's plugin table; tools/plugin_table puts it there).");
 
@@ -116,6 +119,9 @@ int Main(int argc, char** argv) {
     ListPlugins(LossRegistry<double>());
     ListPlugins(RegularizerRegistry<double>());
     ListPlugins(MechanismRegistry<double>());
+    ListPlugins(MetricRegistry<double>());
+    ListPlugins(DatasetRegistry<double>());
+    ListPlugins(OptimizerRegistry<double>());
     return 0;
   }
   if (absl::GetFlag(FLAGS_threads) < 0) {

@@ -423,6 +423,57 @@ TEST_F(RunnerTest, RatiosOfMetricsAtTheStepsBothAreLogged) {
             "loss, p_norm, corr (trial p0=[0, 0] seed=0)");
 }
 
+// A dataset, an optimizer and a metric, each a registered plugin named in the spec (the
+// templates in plugins/): the prompt layer learns to retrieve the highest-scoring token, so its
+// attention concentrates and its validation loss falls.
+TEST_F(RunnerTest, PluginDatasetsOptimizersAndMetricsRunInASpec) {
+  constexpr char kPlugins[] = R"pb(name: "plugins"
+model {
+  layer {
+    name: "attention"
+    plugin: "prompt"
+    config { [type.googleapis.com/attnlab.plugins.PromptAttentionConfig] { value_dim: 4 } }
+  }
+  loss { plugin: "squared" }
+}
+dataset {
+  plugin: "max_token_retrieval"
+  config {
+    [type.googleapis.com/attnlab.plugins.MaxTokenRetrievalConfig] { seq_len: 8 dim: 4 validation_size: 256 }
+  }
+  seed: 3
+}
+optimizer {
+  plugin: "sign_gd"
+  config { [type.googleapis.com/attnlab.plugins.SignGdConfig] { momentum: 0.9 } }
+  lr: 0.01
+}
+training { steps: 300 batch_size: 32 log_every: 100 }
+metric { name: "val" validation_loss { set: "test" } }
+metric {
+  name: "top1"
+  plugin: "attention_top_mass"
+  config { [type.googleapis.com/attnlab.plugins.AttentionTopMassConfig] { layer: "attention" } }
+}
+)pb";
+  auto result = Run(kPlugins, "plugins");
+  ASSERT_TRUE(result.ok()) << result.status();
+  const TrialResult& trial = *result->results[0];
+  EXPECT_DOUBLE_EQ(trial.At(0, "top1"), 1.0 / 8);  // p = 0: uniform attention
+  EXPECT_GT(trial.At(300, "top1"), 0.3);
+  EXPECT_LT(trial.At(300, "val"), 0.7 * trial.At(0, "val"));
+  // A plugin's mistakes name its spec line and field, as a layer's do.
+  std::string unknown = kPlugins;
+  unknown.replace(unknown.find("\"sign_gd\""), 9, "\"sign_sgd\"");
+  EXPECT_EQ(std::string(Run(unknown, "plugins_bad").status().message()),
+            "tiny.textproto:18:3: optimizer.plugin: unknown optimizer plugin 'sign_sgd'; known: "
+            "sign_gd");
+  std::string bad_k = kPlugins;
+  bad_k.replace(bad_k.find("layer: \"attention\" }"), 0, "k: 0 ");
+  EXPECT_EQ(std::string(Run(bad_k, "plugins_bad_k").status().message()),
+            "tiny.textproto:27:75: metric[1].config.k: must be >= 1, got 0");
+}
+
 // A frozen parameter's gradient may be left at zero (the prompt layer skips V's): its norm is
 // refused rather than logged as 0.
 TEST_F(RunnerTest, GradNormOfAFrozenParameterIsRefused) {

@@ -15,12 +15,15 @@ and //plugins:all, every plugin. Nothing outside the folder lists it.
 PLUGIN_DEPS = [
     "//attention:layer",
     "//attention:mechanism",
+    "//attention:metric",
     "//attention:registry",
     "//attention:tensor",
     "//attention/base:field_error",
     "//attention/base:status_macros",
     "//attention/kernels",
     "//attention/kernels/cuda:gpu_attention",
+    "//datasets:dataset",
+    "//solvers:optimizer",
     "@com_google_absl//:statusor",
     "@com_google_absl//:strings",
     "@eigen",
@@ -45,6 +48,7 @@ def attnlab_plugins():
         srcs = native.glob(["*/*.proto"]),
         deps = [
             "//attention:model_proto",
+            "//datasets:data_file_proto",
             "@com_google_protobuf//:any_proto",
         ],
     )

@@ -1,6 +1,8 @@
 // Walks the whole registry: the registered names are exactly those the plugin folders declare,
 // and every plugin passes the same conformance and gradient suite with its default config and
 // with each example config it registered.
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -12,8 +14,12 @@
 #include "attention/attention_layer.h"
 #include "attention/gradient_check.h"
 #include "attention/mechanism_check.h"
+#include "attention/metric.h"
+#include "datasets/dataset_plugin.h"
+#include "datasets/fixed_dataset.h"
 #include "attention/plugin_registry.h"
 #include "google/protobuf/dynamic_message.h"
+#include "solvers/optimizer_registry.h"
 #include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
 
@@ -25,7 +31,7 @@ namespace {
 // registered under another name) shows as a difference.
 std::map<std::string, std::set<std::string>> DeclaredNames() {
   static const std::regex kRegistration(
-      R"re(ATTNLAB_REGISTER_(LAYER|LOSS|CONFIGURED_LOSS|REGULARIZER|MECHANISM)\(\s*"([^"]+)")re");
+      R"re(ATTNLAB_REGISTER_(LAYER|LOSS|CONFIGURED_LOSS|REGULARIZER|MECHANISM|METRIC|DATASET|OPTIMIZER)\(\s*"([^"]+)")re");
   std::map<std::string, std::set<std::string>> names;
   for (const auto& folder : std::filesystem::directory_iterator("plugins")) {
     if (!folder.is_directory()) continue;
@@ -59,6 +65,12 @@ TEST(PluginRegistryTest, RegisteredNamesEqualTheDeclaredOnes) {
   EXPECT_EQ(Names(RegularizerRegistry<float>()), declared["REGULARIZER"]);
   EXPECT_EQ(Names(MechanismRegistry<double>()), declared["MECHANISM"]);
   EXPECT_EQ(Names(MechanismRegistry<float>()), declared["MECHANISM"]);
+  EXPECT_EQ(Names(MetricRegistry<double>()), declared["METRIC"]);
+  EXPECT_EQ(Names(MetricRegistry<float>()), declared["METRIC"]);
+  EXPECT_EQ(Names(DatasetRegistry<double>()), declared["DATASET"]);
+  EXPECT_EQ(Names(DatasetRegistry<float>()), declared["DATASET"]);
+  EXPECT_EQ(Names(OptimizerRegistry<double>()), declared["OPTIMIZER"]);
+  EXPECT_EQ(Names(OptimizerRegistry<float>()), declared["OPTIMIZER"]);
 }
 
 // The registered examples, packed as the spec would; the default config (empty Any) for a
@@ -210,6 +222,160 @@ TEST(PluginRegistryTest, EveryLossPassesItsGradientCheck) {
         checked = true;
       }
       EXPECT_TRUE(checked) << "takes neither scores with labels nor hidden states with ids";
+    }
+  }
+}
+
+// Metrics are checked on one model: an `attention` layer named "attn" (2 heads) under the
+// squared loss, after a training step on random data; their examples name that layer.
+template <typename T>
+struct ConformanceModel {
+  std::unique_ptr<Model<T>> model;
+  std::unique_ptr<FixedDataset<T>> data;
+};
+
+template <typename T>
+ConformanceModel<T> BuildConformanceModel() {
+  ModelSpec spec;
+  EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(R"pb(
+    layer {
+      name: "attn"
+      plugin: "attention"
+      config {
+        [type.googleapis.com/attnlab.plugins.AttentionConfig] {
+          heads: 2 qk_dim: 2 value_dim: 2 output_dim: 4
+        }
+      }
+    }
+    loss { plugin: "squared" })pb", &spec));
+  Batch<T> train{Tensor<T>(Shape{3, 5, 4}), Tensor<T>(Shape{3, 5, 4})};
+  train.inputs.flat().setRandom();
+  train.targets.flat().setRandom();
+  ExecContext ctx(1);
+  auto model = Model<T>::Create(spec, train.inputs.shape(), train.targets.shape(), ctx);
+  EXPECT_TRUE(model.ok()) << model.status();
+  ConformanceModel<T> built{std::move(*model), std::make_unique<FixedDataset<T>>(std::move(train))};
+  built.model->TrainStep(built.data->train()->inputs, built.data->train()->targets, ctx);
+  return built;
+}
+
+// Every example sets up, and evaluates to a finite number that a second evaluation repeats
+// (a metric reads the model, it does not change it), in float and double.
+template <typename T>
+void CheckMetric(const std::string& name, const google::protobuf::Any& config) {
+  ConformanceModel<T> built = BuildConformanceModel<T>();
+  auto metric = MetricRegistry<T>().Create(name, config);
+  ASSERT_TRUE(metric.ok()) << metric.status();
+  absl::Status setup = (*metric)->Setup({*built.model, *built.data, /*seed=*/1, /*threads=*/1});
+  ASSERT_TRUE(setup.ok()) << setup;
+  absl::StatusOr<double> first = (*metric)->Evaluate(*built.model, *built.data->train());
+  absl::StatusOr<double> second = (*metric)->Evaluate(*built.model, *built.data->train());
+  ASSERT_TRUE(first.ok()) << first.status();
+  ASSERT_TRUE(second.ok()) << second.status();
+  EXPECT_TRUE(std::isfinite(*first)) << *first;
+  EXPECT_EQ(*first, *second);
+}
+
+TEST(PluginRegistryTest, EveryMetricEvaluatesOnTheConformanceModel) {
+  EXPECT_GE(MetricRegistry<double>().Names().size(), 1u);
+  for (const std::string& name : MetricRegistry<double>().Names()) {
+    const auto& entry = *MetricRegistry<double>().Find(name);
+    EXPECT_FALSE(entry.examples.empty()) << name << ": register an example config for layer 'attn'";
+    for (const google::protobuf::Any& config : Configs(entry)) {
+      SCOPED_TRACE(name + " " + config.ShortDebugString());
+      CheckMetric<double>(name, config);
+      CheckMetric<float>(name, config);
+    }
+  }
+}
+
+// A batch has the dataset's sample shape, finite entries, and depends on the random stream's
+// seed, not on the thread count.
+template <typename T>
+void CheckDataset(const std::string& name, const google::protobuf::Any& config) {
+  auto dataset = DatasetRegistry<T>().Create(name, config);
+  ASSERT_TRUE(dataset.ok()) << dataset.status();
+  absl::Status setup = (*dataset)->Setup({"", /*seed=*/1});
+  ASSERT_TRUE(setup.ok()) << setup;
+  const Shape in = (*dataset)->input_shape(), target = (*dataset)->target_shape();
+  ASSERT_GT(in.batch * in.rows * in.cols, 0);
+  ASSERT_GT(target.batch * target.rows * target.cols, 0);
+  Batch<T> one, two;
+  ExecContext one_thread(7, 1), two_threads(7, 2);
+  (*dataset)->Next(4, one_thread, &one);
+  (*dataset)->Next(4, two_threads, &two);
+  EXPECT_EQ(one.inputs.shape(), (Shape{std::min(4, (*dataset)->train() ? in.batch : 4), in.rows, in.cols}));
+  EXPECT_EQ(one.targets.rows(), target.rows);
+  EXPECT_EQ(one.targets.cols(), target.cols);
+  EXPECT_TRUE(one.inputs.flat().allFinite());
+  EXPECT_TRUE(one.targets.flat().allFinite());
+  EXPECT_EQ(one.inputs.flat(), two.inputs.flat());
+  EXPECT_EQ(one.targets.flat(), two.targets.flat());
+  for (const NamedBatch<T>& set : (*dataset)->validation()) {
+    EXPECT_EQ(set.batch.inputs.cols(), in.cols) << set.name;
+    EXPECT_EQ(set.batch.targets.cols(), target.cols) << set.name;
+  }
+}
+
+TEST(PluginRegistryTest, EveryDatasetDrawsBatchesOfItsShape) {
+  EXPECT_GE(DatasetRegistry<double>().Names().size(), 1u);
+  for (const std::string& name : DatasetRegistry<double>().Names()) {
+    const auto& entry = *DatasetRegistry<double>().Find(name);
+    for (const google::protobuf::Any& config : Configs(entry)) {
+      SCOPED_TRACE(name + " " + config.ShortDebugString());
+      CheckDataset<double>(name, config);
+      CheckDataset<float>(name, config);
+    }
+  }
+}
+
+// Steps on f(x) = 1/2 ||x||^2 (gradient x) from a fixed x0 with a small rate lower f, and a
+// checkpoint taken after 3 steps continues as the uninterrupted optimizer does, bit for bit.
+template <typename T>
+void CheckOptimizer(const std::string& name, const google::protobuf::Any& config) {
+  OptimizerSpec rate;
+  rate.set_lr(0.01);
+  auto make = [&]() {
+    auto optimizer = OptimizerRegistry<T>().Create(name, config);
+    EXPECT_TRUE(optimizer.ok()) << optimizer.status();
+    (*optimizer)->UseRate(rate);
+    return std::move(*optimizer);
+  };
+  Parameter<T> x;
+  x.name = "x";
+  x.value = Matrix<T>(3, 4);
+  for (Eigen::Index i = 0; i < x.value.size(); ++i) x.value.data()[i] = static_cast<T>(i % 5) - 2;
+  const T f0 = x.value.squaredNorm();
+  ExecContext ctx(1);
+  auto steps = [&](Optimizer<T>& optimizer, Parameter<T>& p, int from, int to) {
+    for (int step = from; step < to; ++step) {
+      p.grad = p.value;
+      optimizer.Step({&p}, step, ctx);
+    }
+  };
+  auto uninterrupted = make();
+  steps(*uninterrupted, x, 0, 3);
+  EXPECT_LT(x.value.squaredNorm(), f0);
+  StateWriter writer;
+  uninterrupted->SaveState(&writer);
+  Parameter<T> resumed_x = x;
+  auto resumed = make();
+  StateReader reader(writer.bytes(), "optimizer state");
+  absl::Status restored = resumed->RestoreState({&resumed_x}, &reader);
+  ASSERT_TRUE(restored.ok()) << restored;
+  steps(*uninterrupted, x, 3, 6);
+  steps(*resumed, resumed_x, 3, 6);
+  EXPECT_EQ(x.value, resumed_x.value);
+}
+
+TEST(PluginRegistryTest, EveryOptimizerDescendsAndResumes) {
+  EXPECT_GE(OptimizerRegistry<double>().Names().size(), 1u);
+  for (const std::string& name : OptimizerRegistry<double>().Names()) {
+    const auto& entry = *OptimizerRegistry<double>().Find(name);
+    for (const google::protobuf::Any& config : Configs(entry)) {
+      SCOPED_TRACE(name + " " + config.ShortDebugString());
+      CheckOptimizer<double>(name, config);
+      CheckOptimizer<float>(name, config);
     }
   }
 }

@@ -7,6 +7,7 @@
 #include "attention/base/status_macros.h"
 #include "solvers/adam.h"
 #include "solvers/normalized_gd.h"
+#include "solvers/optimizer_registry.h"
 #include "solvers/schedule.h"
 #include "solvers/sgd.h"
 
@@ -54,6 +55,19 @@ absl::StatusOr<std::unique_ptr<Optimizer<T>>> CreateOptimizer(const OptimizerSpe
   if (absl::Status status = ValidateSchedule(spec.schedule()); !status.ok()) {
     return PrefixErrorField("schedule", status);
   }
+  if (!spec.plugin().empty()) {
+    if (spec.method_case() != OptimizerSpec::METHOD_NOT_SET) {
+      return FieldError("plugin", "give an optimizer plugin or one of the built-in methods, not both");
+    }
+    absl::StatusOr<std::unique_ptr<Optimizer<T>>> optimizer =
+        OptimizerRegistry<T>().Create(spec.plugin(), spec.config());
+    if (!optimizer.ok()) {
+      const bool known = OptimizerRegistry<T>().Find(spec.plugin()) != nullptr;
+      return PrefixErrorField(known ? "config" : "plugin", optimizer.status());
+    }
+    (*optimizer)->UseRate(spec);
+    return optimizer;
+  }
   switch (spec.method_case()) {
     case OptimizerSpec::kGd:
       return std::unique_ptr<Optimizer<T>>(new SgdOptimizer<T>(spec, Sgd()));
@@ -87,7 +101,8 @@ absl::StatusOr<std::unique_ptr<Optimizer<T>>> CreateOptimizer(const OptimizerSpe
     case OptimizerSpec::METHOD_NOT_SET:
       break;
   }
-  return FieldError("method", "missing required field: one of gd, normalized_gd, sgd, adam, adamw");
+  return FieldError("method", "missing required field: one of gd, normalized_gd, sgd, adam, adamw, "
+                              "or an optimizer plugin (plugin)");
 }
 
 template class Optimizer<float>;

@@ -23,6 +23,10 @@ class Optimizer {
   explicit Optimizer(const OptimizerSpec& spec) : spec_(spec) {}
   virtual ~Optimizer() = default;
 
+  // The learning rate and schedule of `spec` (a plugin is built from its config alone, then
+  // given them).
+  void UseRate(const OptimizerSpec& spec) { spec_ = spec; }
+
   // One update of every parameter that is not frozen, at 0-based step `step`, on ctx's threads
   // (element-wise updates: the result does not depend on the thread count). The parameter list
   // must be the same (same order) at every call: per-parameter state is kept by position.
@@ -40,6 +44,8 @@ class Optimizer {
   }
 
  protected:
+  Optimizer() = default;
+
   virtual void Apply(const std::vector<Parameter<T>*>& params, T lr, ExecContext& ctx) = 0;
 
   // Calls body(start, n) for consecutive blocks of `size` entries, on ctx's threads. Each
