@@ -5,10 +5,12 @@ plugins/BUILD finds every folder by glob and makes, per folder <f>:
   //plugins:<f>           the plugin's cc_library, always linked whole (its registration is a
                           static initializer nothing refers to: without alwayslink the linker
                           would drop it and the plugin would silently vanish from the registry)
+  //plugins:<f>_proto, <f>_cc_proto   its config messages
   //plugins:<test>        one cc_test per <f>/<test>.cc
   //plugins:<f>_bench     from <f>/bench.cc, if there is one (bazel run -c opt)
 
-and //plugins:all, every plugin. Nothing outside the folder lists it.
+and //plugins:all, every plugin. Nothing outside the folder lists it, unless it is built from
+other plugins (FOLDER_DEPS below).
 """
 
 # What a plugin's code may use: the interfaces, registry, kernels (the op-level API) and base.
@@ -38,50 +40,61 @@ TEST_DEPS = [
     "@tbb",
 ]
 
+# The plugin folders whose code uses another folder's headers or config messages (a composite
+# plugin built from others): folder -> those folders. Every other folder builds alone.
+FOLDER_DEPS = {
+    "rpc": ["attention"],
+    "transformer_block": ["fc_net", "layer_norm"],
+}
+
+PROTO_DEPS = [
+    "//attention:model_proto",
+    "//datasets:data_file_proto",
+    "@com_google_protobuf//:any_proto",
+]
+
 def attnlab_plugins():
     """Every plugin folder's targets, and :all."""
     folders = sorted({path.split("/")[0]: True for path in native.glob(["*/*.cc"])}.keys())
-
-    # One proto library for every plugin's config: a config may embed another plugin's.
-    native.proto_library(
-        name = "plugin_protos",
-        srcs = native.glob(["*/*.proto"]),
-        deps = [
-            "//attention:model_proto",
-            "//datasets:data_file_proto",
-            "@com_google_protobuf//:any_proto",
-        ],
-    )
-    native.cc_proto_library(
-        name = "plugin_cc_protos",
-        deps = [":plugin_protos"],
-    )
-
-    # Every plugin's headers, so that a plugin built from others (transformer_block) reaches them.
-    native.cc_library(
-        name = "plugin_headers",
-        hdrs = native.glob(["*/*.h"]),
-        deps = [":plugin_cc_protos"] + PLUGIN_DEPS,
-    )
+    with_protos = {path.split("/")[0]: True for path in native.glob(["*/*.proto"])}
 
     for folder in folders:
+        uses = FOLDER_DEPS.get(folder, [])
+        own_protos = []
+        if folder in with_protos:
+            # <folder>_proto and <folder>_cc_proto: the folder's config messages alone.
+            native.proto_library(
+                name = folder + "_proto",
+                srcs = native.glob([folder + "/*.proto"]),
+                deps = PROTO_DEPS + [":" + used + "_proto" for used in uses if used in with_protos],
+            )
+            native.cc_proto_library(
+                name = folder + "_cc_proto",
+                deps = [":" + folder + "_proto"],
+            )
+            own_protos = [":" + folder + "_cc_proto"]
         native.cc_library(
             name = folder,
             srcs = native.glob(
                 [folder + "/*.cc"],
                 exclude = [folder + "/*_test.cc", folder + "/bench.cc"],
             ),
+            hdrs = native.glob([folder + "/*.h"]),
             # -O3: GCC 12 at -O2 leaves small arrays of Eigen packets on the stack.
             copts = ["-O3"],
             alwayslink = 1,
-            deps = [":plugin_headers"] + PLUGIN_DEPS,
+            deps = own_protos + [":" + used for used in uses] + PLUGIN_DEPS,
         )
+
+        # Tests and benchmarks link every plugin (a mechanism's checks run it in every layer
+        # that hosts one), but compile against their folder's headers only: a new folder
+        # recompiles nothing else.
         for test in native.glob([folder + "/*_test.cc"]):
             native.cc_test(
                 name = test[len(folder) + 1:-len(".cc")],
                 size = "small",
                 srcs = [test],
-                deps = [":all", ":plugin_headers"] + PLUGIN_DEPS + TEST_DEPS,
+                deps = [":all"] + PLUGIN_DEPS + TEST_DEPS,
             )
         if native.glob([folder + "/bench.cc"]):
             native.cc_binary(
@@ -89,7 +102,6 @@ def attnlab_plugins():
                 srcs = [folder + "/bench.cc"],
                 deps = [
                     ":all",
-                    ":plugin_headers",
                     "@com_github_google_benchmark//:benchmark",
                 ] + PLUGIN_DEPS,
             )
