@@ -166,11 +166,7 @@ inline std::string MechanismName(const std::string& field) {
 template <typename T>
 absl::StatusOr<std::unique_ptr<Mechanism<T>>> CreateMechanism(
     const std::string& name, const google::protobuf::Any& config) {
-  absl::StatusOr<std::unique_ptr<Mechanism<T>>> mechanism =
-      MechanismRegistry<T>().Create(name, config);
-  if (mechanism.ok()) return mechanism;
-  const bool known = MechanismRegistry<T>().Find(name) != nullptr;
-  return PrefixErrorField(known ? "mechanism_config" : "mechanism", mechanism.status());
+  return MechanismRegistry<T>().CreateAt(name, config, "mechanism", "mechanism_config");
 }
 
 }  // namespace attnlab

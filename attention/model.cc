@@ -44,12 +44,10 @@ absl::StatusOr<std::unique_ptr<Model<T>>> Model<T>::Create(const ModelSpec& spec
       return FieldError(absl::StrCat(path, ".name"),
                         absl::StrCat("layer name '", name, "' is used twice; give each a `name`"));
     }
-    auto layer = LayerRegistry<T>().Create(layer_spec.plugin(), layer_spec.config());
-    if (!layer.ok()) {
-      const bool name_error = LayerRegistry<T>().Find(layer_spec.plugin()) == nullptr;
-      return PrefixErrorField(absl::StrCat(path, name_error ? ".plugin" : ".config"),
-                              layer.status());
-    }
+    auto layer = LayerRegistry<T>().CreateAt(layer_spec.plugin(), layer_spec.config(),
+                                             absl::StrCat(path, ".plugin"),
+                                             absl::StrCat(path, ".config"));
+    if (!layer.ok()) return layer.status();
     auto out_shape = (*layer)->Setup(shape, ctx);
     if (!out_shape.ok()) return PrefixErrorField(absl::StrCat(path, ".config"), out_shape.status());
     for (Parameter<T>* param : (*layer)->parameters()) {
@@ -63,11 +61,9 @@ absl::StatusOr<std::unique_ptr<Model<T>>> Model<T>::Create(const ModelSpec& spec
   if (spec.loss().plugin().empty()) {
     return FieldError("loss.plugin", "missing required field 'plugin'");
   }
-  auto loss = LossRegistry<T>().Create(spec.loss().plugin(), spec.loss().config());
-  if (!loss.ok()) {
-    const bool name_error = LossRegistry<T>().Find(spec.loss().plugin()) == nullptr;
-    return PrefixErrorField(name_error ? "loss.plugin" : "loss.config", loss.status());
-  }
+  auto loss = LossRegistry<T>().CreateAt(spec.loss().plugin(), spec.loss().config(),
+                                         "loss.plugin", "loss.config");
+  if (!loss.ok()) return loss.status();
   if (absl::Status status = (*loss)->Setup(shape, target_shape, ctx); !status.ok()) {
     if (!ErrorField(status).empty()) return PrefixErrorField("loss.config", status);
     return FieldError("loss.plugin", absl::StrCat("the last layer's output ", shape.ToString(),
@@ -83,12 +79,10 @@ absl::StatusOr<std::unique_ptr<Model<T>>> Model<T>::Create(const ModelSpec& spec
   for (int r = 0; r < spec.regularizer_size(); ++r) {
     const RegularizerSpec& reg = spec.regularizer(r);
     const std::string path = absl::StrCat("regularizer[", r, "]");
-    auto regularizer = RegularizerRegistry<T>().Create(reg.plugin(), reg.config());
-    if (!regularizer.ok()) {
-      const bool name_error = RegularizerRegistry<T>().Find(reg.plugin()) == nullptr;
-      return PrefixErrorField(absl::StrCat(path, name_error ? ".plugin" : ".config"),
-                              regularizer.status());
-    }
+    auto regularizer = RegularizerRegistry<T>().CreateAt(reg.plugin(), reg.config(),
+                                                         absl::StrCat(path, ".plugin"),
+                                                         absl::StrCat(path, ".config"));
+    if (!regularizer.ok()) return regularizer.status();
     std::shared_ptr<Regularizer<T>> shared = std::move(*regularizer);
     std::vector<std::string> targets(reg.layer().begin(), reg.layer().end());
     if (targets.empty()) {

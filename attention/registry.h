@@ -18,6 +18,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "attention/base/field_error.h"
 #include "google/protobuf/any.pb.h"
 #include "google/protobuf/descriptor.h"
 
@@ -97,6 +98,18 @@ class Registry {
       }
     }
     return entry.factory(config);
+  }
+
+  // Create for a spec message that names the plugin in its field `name_field` and holds the
+  // config in `config_field`: an unknown name is the name field's error, a bad config the
+  // config field's (users see the spec line of the field at fault).
+  absl::StatusOr<std::unique_ptr<Product>> CreateAt(const std::string& name,
+                                                    const google::protobuf::Any& config,
+                                                    const std::string& name_field = "plugin",
+                                                    const std::string& config_field = "config") const {
+    absl::StatusOr<std::unique_ptr<Product>> product = Create(name, config);
+    if (product.ok()) return product;
+    return PrefixErrorField(Find(name) != nullptr ? config_field : name_field, product.status());
   }
 
   const std::string& kind() const { return kind_; }

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "attention/base/field_error.h"
+#include "attention/base/status_macros.h"
 #include "attention/kernels/parallel.h"
 #include "datasets/dataset_plugin.h"
 #include "datasets/image_classification.h"
@@ -45,16 +46,12 @@ absl::StatusOr<std::unique_ptr<Dataset<T>>> CreateDatasetPlugin(const DatasetSpe
   if (spec.source_case() != DatasetSpec::SOURCE_NOT_SET) {
     return FieldError("plugin", "give a dataset plugin or one of the built-in sources, not both");
   }
-  absl::StatusOr<std::unique_ptr<DatasetPlugin<T>>> dataset =
-      DatasetRegistry<T>().Create(spec.plugin(), spec.config());
-  if (!dataset.ok()) {
-    const bool known = DatasetRegistry<T>().Find(spec.plugin()) != nullptr;
-    return PrefixErrorField(known ? "config" : "plugin", dataset.status());
-  }
-  if (absl::Status status = (*dataset)->Setup({base_dir, spec.seed()}); !status.ok()) {
+  ASSIGN_OR_RETURN(std::unique_ptr<DatasetPlugin<T>> dataset,
+                   DatasetRegistry<T>().CreateAt(spec.plugin(), spec.config()));
+  if (absl::Status status = dataset->Setup({base_dir, spec.seed()}); !status.ok()) {
     return PrefixErrorField("config", status);
   }
-  return std::unique_ptr<Dataset<T>>(std::move(*dataset));
+  return std::unique_ptr<Dataset<T>>(std::move(dataset));
 }
 
 }  // namespace

@@ -543,17 +543,13 @@ absl::StatusOr<std::unique_ptr<MetricEvaluator<T>>> CreatePluginEvaluator(
   if (spec.kind_case() != MetricSpec::KIND_NOT_SET) {
     return FieldError("plugin", "give a metric plugin or one of the built-in kinds, not both");
   }
-  absl::StatusOr<std::unique_ptr<Metric<T>>> metric =
-      MetricRegistry<T>().Create(spec.plugin(), spec.config());
-  if (!metric.ok()) {
-    const bool known = MetricRegistry<T>().Find(spec.plugin()) != nullptr;
-    return PrefixErrorField(known ? "config" : "plugin", metric.status());
-  }
+  ASSIGN_OR_RETURN(std::unique_ptr<Metric<T>> metric,
+                   MetricRegistry<T>().CreateAt(spec.plugin(), spec.config()));
   const MetricContext<T> context{model, dataset, seed, threads};
-  if (absl::Status status = (*metric)->Setup(context); !status.ok()) {
+  if (absl::Status status = metric->Setup(context); !status.ok()) {
     return PrefixErrorField("config", status);
   }
-  return std::unique_ptr<MetricEvaluator<T>>(new PluginEvaluator<T>(std::move(*metric)));
+  return std::unique_ptr<MetricEvaluator<T>>(new PluginEvaluator<T>(std::move(metric)));
 }
 
 }  // namespace

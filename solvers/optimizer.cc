@@ -59,13 +59,9 @@ absl::StatusOr<std::unique_ptr<Optimizer<T>>> CreateOptimizer(const OptimizerSpe
     if (spec.method_case() != OptimizerSpec::METHOD_NOT_SET) {
       return FieldError("plugin", "give an optimizer plugin or one of the built-in methods, not both");
     }
-    absl::StatusOr<std::unique_ptr<Optimizer<T>>> optimizer =
-        OptimizerRegistry<T>().Create(spec.plugin(), spec.config());
-    if (!optimizer.ok()) {
-      const bool known = OptimizerRegistry<T>().Find(spec.plugin()) != nullptr;
-      return PrefixErrorField(known ? "config" : "plugin", optimizer.status());
-    }
-    (*optimizer)->UseRate(spec);
+    ASSIGN_OR_RETURN(std::unique_ptr<Optimizer<T>> optimizer,
+                     OptimizerRegistry<T>().CreateAt(spec.plugin(), spec.config()));
+    optimizer->UseRate(spec);
     return optimizer;
   }
   switch (spec.method_case()) {

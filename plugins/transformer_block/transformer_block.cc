@@ -17,12 +17,10 @@ absl::StatusOr<std::unique_ptr<TransformerBlock<T>>> TransformerBlock<T>::Create
   }
   if (config.ffn_hidden() <= 0) return FieldError("ffn_hidden", "missing or not > 0");
   std::unique_ptr<TransformerBlock<T>> block(new TransformerBlock<T>(config));
-  auto attn = LayerRegistry<T>().Create(config.attention().plugin(), config.attention().config());
-  if (!attn.ok()) {
-    const bool name = LayerRegistry<T>().Find(config.attention().plugin()) == nullptr;
-    return PrefixErrorField(name ? "attention.plugin" : "attention.config", attn.status());
-  }
-  block->attn_ = std::move(*attn);
+  ASSIGN_OR_RETURN(block->attn_,
+                   LayerRegistry<T>().CreateAt(config.attention().plugin(),
+                                               config.attention().config(), "attention.plugin",
+                                               "attention.config"));
   plugins::LayerNormConfig norm;
   if (config.has_layer_norm_eps()) norm.set_eps(config.layer_norm_eps());
   ASSIGN_OR_RETURN(block->ln1_, LayerNorm<T>::Create(norm));
