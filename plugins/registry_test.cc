@@ -226,6 +226,20 @@ TEST(PluginRegistryTest, EveryLossPassesItsGradientCheck) {
   }
 }
 
+// Calls check<double> and check<float> on every registered example of every plugin of a
+// registry (at least one plugin).
+template <template <typename> class Base, typename Check>
+void CheckEveryExample(Registry<Base<double>>& registry, const Check& check) {
+  EXPECT_GE(registry.Names().size(), 1u) << registry.kind();
+  for (const std::string& name : registry.Names()) {
+    for (const google::protobuf::Any& config : Configs(*registry.Find(name))) {
+      SCOPED_TRACE(name + " " + config.ShortDebugString());
+      check(name, config, double{});
+      check(name, config, float{});
+    }
+  }
+}
+
 // Metrics are checked on one model: an `attention` layer named "attn" (2 heads) under the
 // squared loss, after a training step on random data; their examples name that layer.
 template <typename T>
@@ -277,16 +291,13 @@ void CheckMetric(const std::string& name, const google::protobuf::Any& config) {
 }
 
 TEST(PluginRegistryTest, EveryMetricEvaluatesOnTheConformanceModel) {
-  EXPECT_GE(MetricRegistry<double>().Names().size(), 1u);
   for (const std::string& name : MetricRegistry<double>().Names()) {
-    const auto& entry = *MetricRegistry<double>().Find(name);
-    EXPECT_FALSE(entry.examples.empty()) << name << ": register an example config for layer 'attn'";
-    for (const google::protobuf::Any& config : Configs(entry)) {
-      SCOPED_TRACE(name + " " + config.ShortDebugString());
-      CheckMetric<double>(name, config);
-      CheckMetric<float>(name, config);
-    }
+    EXPECT_FALSE(MetricRegistry<double>().Find(name)->examples.empty())
+        << name << ": register an example config for layer 'attn'";
   }
+  CheckEveryExample<Metric>(MetricRegistry<double>(), [](const auto& name, const auto& config, auto tag) {
+    CheckMetric<decltype(tag)>(name, config);
+  });
 }
 
 // A batch has the dataset's sample shape, finite entries, and depends on the random stream's
@@ -318,15 +329,10 @@ void CheckDataset(const std::string& name, const google::protobuf::Any& config) 
 }
 
 TEST(PluginRegistryTest, EveryDatasetDrawsBatchesOfItsShape) {
-  EXPECT_GE(DatasetRegistry<double>().Names().size(), 1u);
-  for (const std::string& name : DatasetRegistry<double>().Names()) {
-    const auto& entry = *DatasetRegistry<double>().Find(name);
-    for (const google::protobuf::Any& config : Configs(entry)) {
-      SCOPED_TRACE(name + " " + config.ShortDebugString());
-      CheckDataset<double>(name, config);
-      CheckDataset<float>(name, config);
-    }
-  }
+  CheckEveryExample<DatasetPlugin>(DatasetRegistry<double>(),
+                                   [](const auto& name, const auto& config, auto tag) {
+                                     CheckDataset<decltype(tag)>(name, config);
+                                   });
 }
 
 // Steps on f(x) = 1/2 ||x||^2 (gradient x) from a fixed x0 with a small rate lower f, and a
@@ -369,15 +375,10 @@ void CheckOptimizer(const std::string& name, const google::protobuf::Any& config
 }
 
 TEST(PluginRegistryTest, EveryOptimizerDescendsAndResumes) {
-  EXPECT_GE(OptimizerRegistry<double>().Names().size(), 1u);
-  for (const std::string& name : OptimizerRegistry<double>().Names()) {
-    const auto& entry = *OptimizerRegistry<double>().Find(name);
-    for (const google::protobuf::Any& config : Configs(entry)) {
-      SCOPED_TRACE(name + " " + config.ShortDebugString());
-      CheckOptimizer<double>(name, config);
-      CheckOptimizer<float>(name, config);
-    }
-  }
+  CheckEveryExample<Optimizer>(OptimizerRegistry<double>(),
+                               [](const auto& name, const auto& config, auto tag) {
+                                 CheckOptimizer<decltype(tag)>(name, config);
+                               });
 }
 
 }  // namespace

@@ -44,11 +44,13 @@ void MaxTokenRetrieval<T>::Draw(int batch_size, uint64_t seed, ExecContext& ctx,
   out->inputs.Resize({batch_size, seq_len, d});
   out->targets.Resize({batch_size, 1, d});
   ParallelFor(ctx, batch_size, [&](int begin, int end) {
+    Vector<T> scores(seq_len);
     for (int b = begin; b < end; ++b) {
       auto tokens = out->inputs.sample(b);
       GaussianStream(StreamSeed(seed, b)).Fill(tokens.data(), tokens.size());
+      scores.noalias() = tokens * direction_;
       Eigen::Index best;
-      (tokens * direction_).maxCoeff(&best);
+      scores.maxCoeff(&best);
       out->targets.sample(b) = tokens.row(best);
     }
   }, GrainFor(int64_t{seq_len} * d));
