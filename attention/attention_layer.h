@@ -4,10 +4,8 @@
 #ifndef ATTNLAB_ATTENTION_ATTENTION_LAYER_H_
 #define ATTNLAB_ATTENTION_ATTENTION_LAYER_H_
 
-#include <optional>
-#include <string>
-
 #include "attention/layer.h"
+#include "attention/prompt_form.h"
 #include "attention/tensor.h"
 
 namespace attnlab {
@@ -30,17 +28,8 @@ class AttentionLayer : public Layer<T> {
   // (after Backward): how regularizers on W_QK reach any attention plugin.
   virtual void AddQueryKeyGradient(int head, const Matrix<T>& grad) = 0;
 
-  // Paper 1's prompt form f(X) = v^T X^T weights(X W p) (the prompt plugin): its parameters p
-  // and v and its mechanism's name. Metrics that need it (max-margin correlations, selection by
-  // score) ask for it and refuse layers without it. With query_row, each sample's first row z
-  // is its query in place of p (null): f(X) = v^T X^T weights(X W z) over the rows after it.
-  struct Prompt {
-    Parameter<T>* p;
-    Parameter<T>* v;
-    std::string mechanism;
-    bool query_row = false;
-  };
-  virtual std::optional<Prompt> prompt() { return std::nullopt; }
+  // Paper 1's prompt form (attention/prompt_form.h), or null for layers without it.
+  virtual PromptForm<T>* AsPromptForm() { return nullptr; }
 
   AttentionLayer<T>* AsAttention() override { return this; }
 };

@@ -76,6 +76,10 @@ class Mechanism {
                         T scale, ConstHeadBlock<T> a, ConstHeadBlock<T> dh, HeadBlock<T>* dq,
                         HeadBlock<T> dk, HeadBlock<T> dv) = 0;
 
+  // The weights are softmax(scores) row by row: analyses built on softmax's limits (paper 1's
+  // ATT-SVM) ask this, not the name.
+  virtual bool SoftmaxWeights() const { return false; }
+
   // Whether the CUDA backend (attention/kernels/cuda, --config=cuda) has kernels for these
   // heads: a layer asked to run on the GPU refuses a mechanism without them.
   virtual bool CudaHeads() const { return false; }
@@ -85,39 +89,61 @@ class Mechanism {
 };
 
 // A mechanism given by a map from scores to weights, applied row by row.
+//
+// The backward's contract: MapBackward gets the weights Map produced and the row state Map
+// wrote, RowStateSize() values per row that the host keeps from the forward to the backward.
+// Maps whose Jacobian the weights alone determine (softmax, sigmoid, sparsemax) keep none; a
+// normalized map keeps what normalizing loses (normalized_softplus: each row's sum).
 template <typename T>
 class WeightsMap : public Mechanism<T> {
  public:
-  // In place: scores -> weights. Masked (causal) scores are -infinity and must map to 0.
-  virtual void Map(HeadBlock<T> scores) const = 0;
+  // How many values Map keeps per row for MapBackward.
+  virtual int RowStateSize() const { return 0; }
 
-  // In place: dL/dweights -> dL/dscores, given the weights Map produced.
-  virtual void MapBackward(ConstHeadBlock<T> weights, HeadBlock<T> grad) const = 0;
+  // In place: scores -> weights, and `state` (rows x RowStateSize()). Masked (causal) scores
+  // are -infinity and must map to 0.
+  virtual void Map(HeadBlock<T> scores, HeadBlock<T> state) const = 0;
+
+  // In place: dL/dweights -> dL/dscores, given the weights and state Map produced.
+  virtual void MapBackward(ConstHeadBlock<T> weights, ConstHeadBlock<T> state,
+                           HeadBlock<T> grad) const = 0;
 
   // True when MapBackward is softmax's Jacobian, dL/ds = w .* (g - <w, g>) row by row: a layer
   // may then back-propagate from projections of the weights alone (sparse_select's FULL
   // sampler keeps P^T [w .* X, w], not the encodings P).
   virtual bool SoftmaxJacobian() const { return false; }
 
-  void Prepare(int) override { scratch_.Prepare(); }
+  // The Forward before a Backward had the same count: the heads' row states stay.
+  void Prepare(int count) override {
+    scratch_.Prepare();
+    row_states_.resize(count);
+  }
 
-  void Forward(int, ConstHeadBlock<T> q, ConstHeadBlock<T> k, ConstHeadBlock<T> v, T scale,
+  void Forward(int index, ConstHeadBlock<T> q, ConstHeadBlock<T> k, ConstHeadBlock<T> v, T scale,
                HeadBlock<T> a, HeadBlock<T> h) override {
     Product(q, k.transpose(), a, /*accumulate=*/false, scale);
     if (this->shape_.causal) MaskFuture(a);
-    Map(a);
+    Map(a, RowState(index, a.rows()));
     Product(a, v, h, /*accumulate=*/false);
   }
 
-  void Backward(int, ConstHeadBlock<T> q, ConstHeadBlock<T> k, ConstHeadBlock<T> v, T scale,
+  void Backward(int index, ConstHeadBlock<T> q, ConstHeadBlock<T> k, ConstHeadBlock<T> v, T scale,
                 ConstHeadBlock<T> a, ConstHeadBlock<T> dh, HeadBlock<T>* dq, HeadBlock<T> dk,
                 HeadBlock<T> dv) override {
     Product(a.transpose(), dh, dv, /*accumulate=*/false);
     Matrix<T>& grad = Scratch();
     grad.resize(a.rows(), a.cols());
     Product(dh, v.transpose(), grad, /*accumulate=*/false);  // dL/dA
-    MapBackward(a, grad);
+    MapBackward(a, row_states_[index], grad);
     ScoresBackward(q, k, scale, grad, dq, dk);
+  }
+
+  // Head `index`'s row state (rows x RowStateSize()), after Prepare: a host that applies Map
+  // itself, not through Forward, passes it, so that Backward(index, ...) finds it.
+  HeadBlock<T> RowState(int index, Eigen::Index rows) {
+    Matrix<T>& state = row_states_[index];
+    state.resize(rows, RowStateSize());
+    return state;
   }
 
   // Key j is masked for query i when j > i (queries and keys are the same tokens).
@@ -149,6 +175,7 @@ class WeightsMap : public Mechanism<T> {
 
  private:
   PerThread<Matrix<T>> scratch_;
+  std::vector<Matrix<T>> row_states_;  // per head index, from its Forward
 };
 
 template <typename T>

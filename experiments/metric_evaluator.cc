@@ -6,12 +6,14 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "attention/attention_layer.h"
-#include "attention/metric.h"
-#include "attention/base/field_error.h"
+#include "attention/analysis/max_margin_reference.h"
 #include "attention/analysis/metrics.h"
 #include "attention/analysis/robustness.h"
+#include "attention/analysis/token_selection.h"
+#include "attention/attention_layer.h"
+#include "attention/base/field_error.h"
 #include "attention/base/status_macros.h"
+#include "attention/metric.h"
 #include "solvers/att_svm.h"
 
 namespace attnlab {
@@ -37,47 +39,6 @@ absl::StatusOr<AttentionLayer<T>*> FindAttention(const Model<T>& model, const st
   return layer->AsAttention();
 }
 
-// Which token each sequence selects: explicit, or the highest score y_i v^T x_it.
-class TokenSelection {
- public:
-  static absl::StatusOr<TokenSelection> Create(const google::protobuf::RepeatedField<int32_t>& given,
-                                               int sequences, int seq_len,
-                                               const std::string& field) {
-    TokenSelection selection;
-    if (given.size() != 0 && given.size() != 1 && given.size() != sequences) {
-      return FieldError(field, absl::StrCat("give one token for all sequences or one per sequence (",
-                                            sequences, "), not ", given.size()));
-    }
-    for (int t : given) {
-      if (t < 0 || t >= seq_len) {
-        return FieldError(field, absl::StrCat("token ", t, " is not in 0..", seq_len - 1));
-      }
-    }
-    selection.given_.assign(given.begin(), given.end());
-    return selection;
-  }
-
-  bool by_score() const { return given_.empty(); }
-
-  std::vector<int> Select(const std::vector<Eigen::MatrixXd>& tokens,
-                          const Eigen::VectorXd& labels, const Eigen::VectorXd& v) const {
-    std::vector<int> selected(tokens.size());
-    for (size_t i = 0; i < tokens.size(); ++i) {
-      if (!given_.empty()) {
-        selected[i] = given_[given_.size() == 1 ? 0 : i];
-      } else {
-        Eigen::Index best;
-        (labels[i] * (tokens[i] * v)).maxCoeff(&best);
-        selected[i] = static_cast<int>(best);
-      }
-    }
-    return selected;
-  }
-
- private:
-  std::vector<int> given_;
-};
-
 // Each sample's tokens and label; with `queries` (a prompt layer's query: FIRST_ROW), each
 // sample's first row is its query, kept there and left out of its tokens.
 template <typename T>
@@ -95,38 +56,24 @@ void SplitBatch(const Batch<T>& batch, std::vector<Eigen::MatrixXd>* tokens,
                 .template cast<double>();
 }
 
-// The token of each sequence with the largest score x_it^T W z_i: the one its attention
-// weights most (weights grow with scores).
-std::vector<int> AttendedTokens(const std::vector<Eigen::MatrixXd>& tokens,
-                                const Eigen::MatrixXd& w, const Eigen::MatrixXd& queries) {
-  std::vector<int> selected(tokens.size());
-  for (size_t i = 0; i < tokens.size(); ++i) {
-    Eigen::Index best;
-    (tokens[i] * (w * queries.row(i).transpose())).maxCoeff(&best);
-    selected[i] = static_cast<int>(best);
-  }
-  return selected;
-}
-
-// Paper 1's prompt form of an attention layer (the prompt plugin), with one value column, or a
-// FieldError saying what the metric needs. `softmax_only`: ATT-SVM is the limit of softmax
-// attention, so the max-margin correlations refuse other mechanisms.
+// Paper 1's prompt form of an attention layer (attention/prompt_form.h), with one value column,
+// or a FieldError saying what the metric needs. `softmax_only`: ATT-SVM is the limit of softmax
+// attention, so the max-margin correlations refuse other weights.
 template <typename T>
-absl::StatusOr<typename AttentionLayer<T>::Prompt> PromptOf(AttentionLayer<T>* layer,
-                                                            const std::string& name,
-                                                            const std::string& field,
-                                                            bool softmax_only) {
-  std::optional<typename AttentionLayer<T>::Prompt> prompt = layer->prompt();
-  if (!prompt.has_value() || prompt->v->value.cols() != 1) {
+absl::StatusOr<PromptForm<T>*> PromptOf(AttentionLayer<T>* layer, const std::string& name,
+                                        const std::string& field, bool softmax_only) {
+  PromptForm<T>* prompt = layer->AsPromptForm();
+  if (prompt == nullptr || prompt->value().value.cols() != 1) {
     return FieldError(field, absl::StrCat("layer '", name, "' is not paper 1's prompt attention "
                                           "f(X) = v^T X^T softmax(X W p) (plugin prompt, "
                                           "value_dim 1)"));
   }
-  if (softmax_only && prompt->mechanism != "softmax") {
+  if (softmax_only && !prompt->softmax_weights()) {
     return FieldError(field, absl::StrCat("ATT-SVM is the limit of softmax attention; layer '",
-                                          name, "' runs mechanism '", prompt->mechanism, "'"));
+                                          name, "' runs mechanism '", prompt->mechanism(),
+                                          "', whose weights are not softmax(scores)"));
   }
-  return *prompt;
+  return prompt;
 }
 
 // corr(p or v, max-margin direction). The SVM is re-solved only when W, v or the selection
@@ -135,9 +82,12 @@ template <typename T>
 class MaxMarginEvaluator : public MetricEvaluator<T> {
  public:
   MaxMarginEvaluator(const MaxMarginCorrelation& spec, AttentionLayer<T>* layer,
-                     const typename AttentionLayer<T>::Prompt& prompt, TokenSelection selection,
-                     const Batch<T>& train)
-      : spec_(spec), layer_(layer), p_(prompt.p), v_(prompt.v), query_row_(prompt.query_row),
+                     PromptForm<T>& prompt, TokenSelection selection, const Batch<T>& train)
+      : spec_(spec),
+        layer_(layer),
+        p_(prompt.query()),
+        v_(&prompt.value()),
+        query_row_(prompt.query_row()),
         selection_(std::move(selection)) {
     SplitBatch(train, &tokens_, &labels_, query_row_ ? &queries_ : nullptr);
   }
@@ -202,18 +152,15 @@ class MaxMarginEvaluator : public MetricEvaluator<T> {
 
   // Solves v_mm (for VALUE_SVM and the relaxed ATT-SVM) and the ATT-SVM or its relaxation.
   absl::Status Solve(const Eigen::MatrixXd& w, const std::vector<int>& selected) {
-    const int n = static_cast<int>(tokens_.size());
-    margins_ = Eigen::VectorXd::Ones(n);
-    if (spec_.reference() != MaxMarginCorrelation::ATT_SVM) {
-      Eigen::MatrixXd points(n, w.rows());
-      for (int i = 0; i < n; ++i) points.row(i) = tokens_[i].row(selected[i]);
-      ASSIGN_OR_RETURN(v_mm_, SolveHardMarginSvm(points, labels_));
-      if (spec_.reference() == MaxMarginCorrelation::VALUE_SVM) return absl::OkStatus();
-      // Relaxed ATT-SVM: margin 1 only where the selected token is a support vector of v_mm.
-      const Eigen::VectorXd margin_of_v = labels_.cwiseProduct(points * v_mm_.x);
-      for (int i = 0; i < n; ++i) margins_[i] = std::abs(margin_of_v[i] - 1) <= 1e-7 ? 1.0 : 0.0;
-    }
-    ASSIGN_OR_RETURN(p_qp_, SolveAttSvm(tokens_, w, selected, margins_));
+    const MaxMarginKind kind =
+        spec_.reference() == MaxMarginCorrelation::ATT_SVM     ? MaxMarginKind::kAttSvm
+        : spec_.reference() == MaxMarginCorrelation::VALUE_SVM ? MaxMarginKind::kValueSvm
+                                                               : MaxMarginKind::kRelaxedAttSvm;
+    ASSIGN_OR_RETURN(MaxMarginReference reference,
+                     SolveMaxMarginReference(kind, tokens_, labels_, w, selected));
+    v_mm_ = std::move(reference.v_mm);
+    p_qp_ = std::move(reference.p);
+    margins_ = std::move(reference.margins);
     return absl::OkStatus();
   }
 
@@ -565,9 +512,9 @@ absl::StatusOr<std::unique_ptr<MetricEvaluator<T>>> CreateMetricEvaluator(
     case MetricSpec::kMaxMargin: {
       const MaxMarginCorrelation& mm = spec.max_margin();
       ASSIGN_OR_RETURN(AttentionLayer<T>* layer, FindAttention(model, mm.layer(), "max_margin.layer"));
-      ASSIGN_OR_RETURN(const auto prompt,
+      ASSIGN_OR_RETURN(PromptForm<T> * prompt,
                        PromptOf(layer, mm.layer(), "max_margin.layer", /*softmax_only=*/true));
-      if (prompt.query_row && mm.reference() != MaxMarginCorrelation::W_SVM) {
+      if (prompt->query_row() && mm.reference() != MaxMarginCorrelation::W_SVM) {
         return FieldError("max_margin.reference",
                           absl::StrCat("layer '", mm.layer(), "' takes each sample's first row "
                                        "as its query (query: FIRST_ROW): only W_SVM applies"));
@@ -580,18 +527,18 @@ absl::StatusOr<std::unique_ptr<MetricEvaluator<T>>> CreateMetricEvaluator(
       }
       ASSIGN_OR_RETURN(TokenSelection selection,
                        TokenSelection::Create(mm.selected_token(), inputs.batch,
-                                              inputs.rows - (prompt.query_row ? 1 : 0),
+                                              inputs.rows - (prompt->query_row() ? 1 : 0),
                                               "max_margin.selected_token"));
-      return Result(new MaxMarginEvaluator<T>(mm, layer, prompt, std::move(selection),
-                                              *dataset.train()));
+      return Result(
+          new MaxMarginEvaluator<T>(mm, layer, *prompt, std::move(selection), *dataset.train()));
     }
     case MetricSpec::kSelectedProbability: {
       const SelectedTokenMetric& sp = spec.selected_probability();
       ASSIGN_OR_RETURN(AttentionLayer<T>* layer,
                        FindAttention(model, sp.layer(), "selected_probability.layer"));
       // A prompt layer with query: FIRST_ROW attends over each sample's rows after the first.
-      const std::optional<typename AttentionLayer<T>::Prompt> form = layer->prompt();
-      const bool query_row = form.has_value() && form->query_row;
+      const PromptForm<T>* form = layer->AsPromptForm();
+      const bool query_row = form != nullptr && form->query_row();
       ASSIGN_OR_RETURN(TokenSelection selection,
                        TokenSelection::Create(sp.selected_token(), inputs.batch,
                                               inputs.rows - (query_row ? 1 : 0),
@@ -599,10 +546,10 @@ absl::StatusOr<std::unique_ptr<MetricEvaluator<T>>> CreateMetricEvaluator(
       Parameter<T>* v = nullptr;
       if (selection.by_score()) {
         // Without explicit tokens, selection is by score under the layer's v.
-        ASSIGN_OR_RETURN(const auto prompt,
+        ASSIGN_OR_RETURN(PromptForm<T> * prompt,
                          PromptOf(layer, sp.layer(), "selected_probability.selected_token",
                                   /*softmax_only=*/false));
-        v = prompt.v;
+        v = &prompt->value();
       }
       return Result(new SelectedProbabilityEvaluator<T>(layer, v, std::move(selection), query_row));
     }

@@ -88,6 +88,7 @@ template <typename T>
 void PromptAttention<T>::ForwardWithMap(const Matrix<T>& x, int batch, int seq_len,
                                         Matrix<T>& out, ExecContext& ctx) {
   const int dv = value_dim_, count = 1 + dv;
+  map_->Prepare(batch);  // BackwardHeads, for dL/dX, runs its heads from these weights
   prompt_vectors_.resize(count, dim_);
   prompt_vectors_.row(0) = query_;
   prompt_vectors_.bottomRows(dv) = v_.value.transpose();
@@ -109,12 +110,13 @@ void PromptAttention<T>::ForwardWithMap(const Matrix<T>& x, int batch, int seq_l
       auto a = probs_.sample(b);  // 1 x T
       a = scale_ * dots.row(0);
       prefetch.BetweenPasses();
-      map_->Map(a);
+      const HeadBlock<T> state = map_->RowState(b, 1);
+      map_->Map(a, state);
       prefetch.BetweenPasses();
       out.row(b).noalias() = a * dots.bottomRows(dv).transpose();  // out_b = a_b V_b
       // In place, the moments' weights: a_b, and dL/dscores for dL/da = V_b[:, j].
       dots.row(0) = a;
-      for (int j = 1; j < count; ++j) map_->MapBackward(a, dots.row(j));
+      for (int j = 1; j < count; ++j) map_->MapBackward(a, state, dots.row(j));
       prefetch.BetweenPasses();
       WeightedTokenSums(tokens, seq_len, dim_, dots.row(first_moment).data(), moments,
                         token_moments_.row(b).data(), prefetch.second_pass());

@@ -4,7 +4,6 @@
 #define ATTNLAB_PLUGINS_PROMPT_PROMPT_ATTENTION_H_
 
 #include <memory>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,7 +16,7 @@
 namespace attnlab {
 
 template <typename T>
-class PromptAttention : public AttentionLayer<T> {
+class PromptAttention : public AttentionLayer<T>, public PromptForm<T> {
  public:
   using Config = plugins::PromptAttentionConfig;
 
@@ -37,10 +36,14 @@ class PromptAttention : public AttentionLayer<T> {
   // Scores x^T W p = p^T W^T x: the query-key form is W^T.
   Matrix<T> QueryKeyMatrix(int) const override { return w_.value.transpose(); }
   void AddQueryKeyGradient(int, const Matrix<T>& grad) override { w_.grad += grad.transpose(); }
-  std::optional<typename AttentionLayer<T>::Prompt> prompt() override {
-    return typename AttentionLayer<T>::Prompt{query_row() ? nullptr : &p_, &v_, mechanism_name_,
-                                              query_row()};
-  }
+  PromptForm<T>* AsPromptForm() override { return this; }
+
+  // The prompt form.
+  bool query_row() const override { return config_.query() == Config::FIRST_ROW; }
+  Parameter<T>* query() override { return query_row() ? nullptr : &p_; }
+  Parameter<T>& value() override { return v_; }
+  bool softmax_weights() const override { return mechanism_->SoftmaxWeights(); }
+  const std::string& mechanism() const override { return mechanism_name_; }
 
  private:
   PromptAttention(const Config& config, std::string mechanism_name,
@@ -59,8 +62,6 @@ class PromptAttention : public AttentionLayer<T> {
                     ExecContext& ctx);
   void BackwardHeads(const Matrix<T>& grad_out, Tensor<T>* grad_in, ExecContext& ctx);
   void ComputeValues(const Matrix<T>& x, ExecContext& ctx);  // values_ = X V
-  // query: FIRST_ROW, each sample's first row is its query (the W-parametrization).
-  bool query_row() const { return config_.query() == Config::FIRST_ROW; }
   // The query of sample b: (W p)^T, or (W z_b)^T with query: FIRST_ROW.
   ConstHeadBlock<T> QueryOf(int b) const {
     return query_row() ? ConstHeadBlock<T>(queries_.middleRows(b, 1)) : ConstHeadBlock<T>(query_);

@@ -68,7 +68,26 @@ TEST(PromptAttentionTest, FirstRowQueryByHand) {
   EXPECT_EQ(layer->attention().shape(), (Shape{2, 1, 2}));
   EXPECT_NEAR(layer->attention().sample(1)(0, 0), e / (e + 1), 1e-15);
   EXPECT_EQ(layer->parameters().size(), 2u);  // W and v: no p
-  EXPECT_EQ(layer->prompt()->p, nullptr);
+  EXPECT_EQ(layer->AsPromptForm()->query(), nullptr);
+}
+
+// Metrics find the form through AsPromptForm and ask the mechanism's capability, not its name:
+// the ATT-SVM correlations accept softmax's weights only.
+TEST(PromptAttentionTest, PromptFormReportsItsParametersAndWhetherItsWeightsAreSoftmax) {
+  auto softmax = Make("w { init: NORMAL std: 1 } v { init: NORMAL std: 1 }", {2, 3, 4});
+  PromptForm<double>* form = softmax->AsPromptForm();
+  ASSERT_NE(form, nullptr);
+  EXPECT_FALSE(form->query_row());
+  EXPECT_EQ(form->query(), softmax->parameters()[0]);
+  EXPECT_EQ(&form->value(), softmax->parameters()[2]);
+  EXPECT_TRUE(form->softmax_weights());
+  EXPECT_EQ(form->mechanism(), "softmax");
+  for (const char* mechanism : {"softmax1", "sigmoid"}) {
+    auto other = Make(std::string("mechanism: \"") + mechanism +
+                          "\" w { init: NORMAL std: 1 } v { init: NORMAL std: 1 }",
+                      {2, 3, 4});
+    EXPECT_FALSE(other->AsPromptForm()->softmax_weights()) << mechanism;
+  }
 }
 
 // With every sample's z equal to p, FIRST_ROW is the PROMPT form: the same output, the same

@@ -3,14 +3,15 @@
 namespace attnlab {
 
 template <typename T>
-void ReluMechanism<T>::Map(HeadBlock<T> scores) const {
+void ReluMechanism<T>::Map(HeadBlock<T> scores, HeadBlock<T>) const {
   for (Eigen::Index i = 0; i < scores.rows(); ++i) {
     scores.row(i) = scores.row(i).cwiseMax(T(0)) * Normalizer(i, scores.cols());
   }
 }
 
 template <typename T>
-void ReluMechanism<T>::MapBackward(ConstHeadBlock<T> weights, HeadBlock<T> grad) const {
+void ReluMechanism<T>::MapBackward(ConstHeadBlock<T> weights, ConstHeadBlock<T>,
+                                   HeadBlock<T> grad) const {
   // A weight is positive exactly where its score is (relu's derivative there is 1).
   for (Eigen::Index i = 0; i < grad.rows(); ++i) {
     grad.row(i) = (weights.row(i).array() > T(0))

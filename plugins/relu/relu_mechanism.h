@@ -19,8 +19,8 @@ class ReluMechanism : public WeightsMap<T> {
     return std::make_unique<ReluMechanism<T>>();
   }
 
-  void Map(HeadBlock<T> scores) const override;
-  void MapBackward(ConstHeadBlock<T> weights, HeadBlock<T> grad) const override;
+  void Map(HeadBlock<T> scores, HeadBlock<T>) const override;
+  void MapBackward(ConstHeadBlock<T> weights, ConstHeadBlock<T>, HeadBlock<T> grad) const override;
 
  private:
   // 1 / the number of keys query `row` sees.

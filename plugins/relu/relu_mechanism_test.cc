@@ -16,6 +16,7 @@ TEST(ReluMechanismTest, OneHeadByHand) {
   q << 1;
   k << 1, -2, 3;
   v << 1, 2, 3;
+  relu.Prepare(1);
   relu.Forward(0, q, k, v, 1.0, a, h);
   EXPECT_NEAR(a(0, 0), 1.0 / 3, 1e-16);
   EXPECT_EQ(a(0, 1), 0.0);
@@ -29,6 +30,7 @@ TEST(ReluMechanismTest, CausalDividesByTheKeysSeen) {
   Mat x(2, 1), v(2, 1), a(2, 2), h(2, 1);
   x << 1, 2;
   v << 1, 2;
+  relu.Prepare(1);
   relu.Forward(0, x, x, v, 0.5, a, h);
   EXPECT_EQ(a(0, 1), 0.0);
   EXPECT_NEAR(h(0, 0), 0.5, 1e-16);                       // 0.5 * 1 * 1 / 1

@@ -18,14 +18,15 @@ absl::StatusOr<std::unique_ptr<SigmoidMechanism<T>>> SigmoidMechanism<T>::Create
 }
 
 template <typename T>
-void SigmoidMechanism<T>::Map(HeadBlock<T> scores) const {
+void SigmoidMechanism<T>::Map(HeadBlock<T> scores, HeadBlock<T>) const {
   const T bias = bias_ ? *bias_ : -std::log(static_cast<T>(scores.cols()));
   // 1 / (1 + e^-(s + b)): masked scores (-infinity) give e^inf = inf and weight 0.
   scores = (T(1) + (-(scores.array() + bias)).exp()).inverse();
 }
 
 template <typename T>
-void SigmoidMechanism<T>::MapBackward(ConstHeadBlock<T> weights, HeadBlock<T> grad) const {
+void SigmoidMechanism<T>::MapBackward(ConstHeadBlock<T> weights, ConstHeadBlock<T>,
+                                      HeadBlock<T> grad) const {
   grad.array() *= weights.array() * (T(1) - weights.array());
 }
 

@@ -18,8 +18,8 @@ class SigmoidMechanism : public WeightsMap<T> {
 
   static absl::StatusOr<std::unique_ptr<SigmoidMechanism<T>>> Create(const Config& config);
 
-  void Map(HeadBlock<T> scores) const override;
-  void MapBackward(ConstHeadBlock<T> weights, HeadBlock<T> grad) const override;
+  void Map(HeadBlock<T> scores, HeadBlock<T>) const override;
+  void MapBackward(ConstHeadBlock<T> weights, ConstHeadBlock<T>, HeadBlock<T> grad) const override;
 
  private:
   std::optional<T> bias_;  // absent: -log(number of keys)

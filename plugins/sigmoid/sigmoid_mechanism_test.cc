@@ -37,6 +37,7 @@ TEST(SigmoidMechanismTest, OneHeadByHand) {
 
   auto default_bias = Make(std::nullopt);  // -log 2 for two keys
   ASSERT_TRUE(default_bias->Setup(Heads(1, 1)).ok());
+  default_bias->Prepare(1);
   default_bias->Forward(0, q, k, v, 1.0, a, h);
   EXPECT_NEAR(a(0, 1), Sigmoid(2 - std::log(2.0)), 1e-15);
 }
@@ -47,6 +48,7 @@ TEST(SigmoidMechanismTest, CausalMasksTheFuture) {
   Mat x(2, 1), v(2, 1), a(2, 2), h(2, 1);
   x << 1, 2;
   v << 1, 2;
+  sigmoid->Prepare(1);
   sigmoid->Forward(0, x, x, v, 1.0, a, h);
   EXPECT_EQ(a(0, 1), 0.0);
   EXPECT_NEAR(h(0, 0), Sigmoid(1.5), 1e-15);

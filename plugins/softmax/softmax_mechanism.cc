@@ -6,12 +6,13 @@
 namespace attnlab {
 
 template <typename T>
-void SoftmaxMechanism<T>::Map(HeadBlock<T> scores) const {
+void SoftmaxMechanism<T>::Map(HeadBlock<T> scores, HeadBlock<T>) const {
   SoftmaxRows(scores, scores);
 }
 
 template <typename T>
-void SoftmaxMechanism<T>::MapBackward(ConstHeadBlock<T> weights, HeadBlock<T> grad) const {
+void SoftmaxMechanism<T>::MapBackward(ConstHeadBlock<T> weights, ConstHeadBlock<T>,
+                                      HeadBlock<T> grad) const {
   SoftmaxRowsBackward(weights, grad, grad);
 }
 

@@ -21,9 +21,10 @@ class SoftmaxMechanism : public WeightsMap<T> {
     return std::make_unique<SoftmaxMechanism<T>>();
   }
 
-  void Map(HeadBlock<T> scores) const override;
-  void MapBackward(ConstHeadBlock<T> weights, HeadBlock<T> grad) const override;
+  void Map(HeadBlock<T> scores, HeadBlock<T>) const override;
+  void MapBackward(ConstHeadBlock<T> weights, ConstHeadBlock<T>, HeadBlock<T> grad) const override;
   bool SoftmaxJacobian() const override { return true; }
+  bool SoftmaxWeights() const override { return true; }
   bool CudaHeads() const override { return true; }
   void Forward(int index, ConstHeadBlock<T> q, ConstHeadBlock<T> k, ConstHeadBlock<T> v, T scale,
                HeadBlock<T> a, HeadBlock<T> h) override;

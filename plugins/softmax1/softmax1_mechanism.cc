@@ -5,7 +5,7 @@
 namespace attnlab {
 
 template <typename T>
-void Softmax1Mechanism<T>::Map(HeadBlock<T> scores) const {
+void Softmax1Mechanism<T>::Map(HeadBlock<T> scores, HeadBlock<T>) const {
   for (Eigen::Index i = 0; i < scores.rows(); ++i) {
     auto row = scores.row(i);
     // Shifted by the largest score, the extra zero score included: no overflow.
@@ -16,7 +16,8 @@ void Softmax1Mechanism<T>::Map(HeadBlock<T> scores) const {
 }
 
 template <typename T>
-void Softmax1Mechanism<T>::MapBackward(ConstHeadBlock<T> weights, HeadBlock<T> grad) const {
+void Softmax1Mechanism<T>::MapBackward(ConstHeadBlock<T> weights, ConstHeadBlock<T>,
+                                       HeadBlock<T> grad) const {
   for (Eigen::Index i = 0; i < grad.rows(); ++i) {
     const T mean = weights.row(i).dot(grad.row(i));
     grad.row(i) = weights.row(i).array() * (grad.row(i).array() - mean);

@@ -19,9 +19,9 @@ class Softmax1Mechanism : public WeightsMap<T> {
     return std::make_unique<Softmax1Mechanism<T>>();
   }
 
-  void Map(HeadBlock<T> scores) const override;
+  void Map(HeadBlock<T> scores, HeadBlock<T>) const override;
   // As softmax's: dL/ds_j = w_j (g_j - sum_k w_k g_k) (the extra score has no output).
-  void MapBackward(ConstHeadBlock<T> weights, HeadBlock<T> grad) const override;
+  void MapBackward(ConstHeadBlock<T> weights, ConstHeadBlock<T>, HeadBlock<T> grad) const override;
   bool SoftmaxJacobian() const override { return true; }
 };
 

@@ -19,6 +19,7 @@ TEST(Softmax1MechanismTest, OneHeadByHand) {
   q << 1;
   k << 1, 2;
   v << 1, 2;
+  softmax1.Prepare(1);
   softmax1.Forward(0, q, k, v, 1.0, a, h);
   const double e1 = std::exp(1.0), e2 = std::exp(2.0), total = 1 + e1 + e2;
   EXPECT_NEAR(a(0, 0), e1 / total, 1e-15);
@@ -32,7 +33,8 @@ TEST(Softmax1MechanismTest, VeryNegativeScoresAttendToNothingAndLargeOnesDoNotOv
   Mat scores(2, 2);
   scores << -800, -std::numeric_limits<double>::infinity(),  //
       800, 800;
-  softmax1.Map(scores);
+  Mat no_state(2, 0);  // softmax1 keeps no row state
+  softmax1.Map(scores, no_state);
   EXPECT_EQ(scores(0, 0), 0.0);  // e^-800 / (1 + e^-800): the head is quiet
   EXPECT_EQ(scores(0, 1), 0.0);
   EXPECT_NEAR(scores(1, 0), 0.5, 1e-15);

@@ -130,6 +130,7 @@ void SparseSelectAttention<T>::Forward(const Tensor<T>& in, Tensor<T>* out, Exec
   keys_dir_.resize(batch, encoding_dim_);
   marks_.resize(batch, seq_len_);
   probs_.Resize({batch, 1, seq_len_});
+  map_state_.resize(batch, map_->RowStateSize());
   out->Resize({batch, 1, dim_});
   const T scale = static_cast<T>(1 / std::sqrt(double(encoding_dim_)));
   ParallelFor(ctx, batch, [&](int begin, int end) {
@@ -150,7 +151,7 @@ void SparseSelectAttention<T>::Forward(const Tensor<T>& in, Tensor<T>* out, Exec
       keys_dir_.row(b).noalias() = q * w_.value.transpose();  // (W q)^T
       auto a = probs_.sample(b);
       a.noalias() = keys_dir_.row(b) * p.transpose();  // scores p_i^T W q
-      map_->Map(a);
+      map_->Map(a, map_state_.row(b));
       out->sample(b).noalias() = a * x.leftCols(dim_);
       weighted.leftCols(dim_) = a.transpose().asDiagonal() * x.leftCols(dim_);
       weighted.col(dim_) = a.transpose();
@@ -190,7 +191,7 @@ void SparseSelectAttention<T>::Backward(const Tensor<T>& grad_out, Tensor<T>* gr
         ReshapeNormalDraws(drawn.data(), seq_len_);
         auto ds = grad_scores_.row(b);
         ds.noalias() = g * x.leftCols(dim_).transpose();  // dL/da_i = g . x_i
-        map_->MapBackward(a, ds);
+        map_->MapBackward(a, map_state_.row(b), ds);
         r_.row(b).noalias() = ds * drawn;
       }
       if (grad_in != nullptr) {
@@ -226,12 +227,13 @@ void SparseSelectAttention<T>::ForwardShared(const Tensor<T>& in, Tensor<T>* out
   ParallelProduct(ctx, queries_, w_.value.transpose(), keys_dir_);  // (W q_b)^T
   ParallelProduct(ctx, keys_dir_, p.transpose(), grad_scores_);   // s_bi = p_i . W q_b
   probs_.Resize({batch, 1, seq_len_});
+  map_state_.resize(batch, map_->RowStateSize());
   out->Resize({batch, 1, dim_});
   ParallelFor(ctx, batch, [&](int begin, int end) {
     for (int b = begin; b < end; ++b) {
       auto a = probs_.sample(b);
       a = grad_scores_.row(b);
-      map_->Map(a);
+      map_->Map(a, map_state_.row(b));
       out->sample(b).noalias() = a * in.sample(b).leftCols(dim_);
     }
   });
@@ -249,7 +251,7 @@ void SparseSelectAttention<T>::BackwardShared(const Tensor<T>& grad_out, Tensor<
       const auto a = probs_.sample(b);
       auto ds = grad_scores_.row(b);
       ds.noalias() = g * in.sample(b).leftCols(dim_).transpose();  // dL/da
-      map_->MapBackward(a, ds);
+      map_->MapBackward(a, map_state_.row(b), ds);
       if (grad_in != nullptr) {
         auto dx = grad_in->sample(b);
         dx.leftCols(dim_).noalias() = a.transpose() * g;
@@ -303,6 +305,7 @@ void SparseSelectAttention<T>::ForwardProjected(const Tensor<T>& in, Tensor<T>* 
   scores_.resize(batch, seq_len_);
   noise_.resize(batch, encoding_dim_);
   probs_.Resize({batch, 1, seq_len_});
+  map_state_.resize(batch, map_->RowStateSize());
   out->Resize({batch, 1, dim_});
   ParallelFor(ctx, batch, [&](int begin, int end) {
     Eigen::Matrix<T, 1, Eigen::Dynamic> xi(seq_len_);
@@ -318,7 +321,7 @@ void SparseSelectAttention<T>::ForwardProjected(const Tensor<T>& in, Tensor<T>* 
       }
       auto a = probs_.sample(b);
       a = s;
-      map_->Map(a);
+      map_->Map(a, map_state_.row(b));
       out->sample(b).noalias() = a * in.sample(b).leftCols(dim_);
       auto z = noise_.row(b);
       stream.Fill(z.data(), encoding_dim_, scale);
@@ -342,7 +345,7 @@ void SparseSelectAttention<T>::BackwardProjected(const Tensor<T>& grad_out, Tens
       const auto a = probs_.sample(b);
       auto ds = grad_scores_.row(b);
       ds.noalias() = g * x.leftCols(dim_).transpose();
-      map_->MapBackward(a, ds);
+      map_->MapBackward(a, map_state_.row(b), ds);
       // r = sum_i ds_i p_i: marked rows exactly; unmarked ones through their distribution
       // given the scores (see sparse_select.proto).
       const auto u = keys_dir_.row(b);

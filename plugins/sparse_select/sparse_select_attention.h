@@ -76,6 +76,7 @@ class SparseSelectAttention : public AttentionLayer<T> {
   Matrix<T> keys_dir_;  // batch x d_e: (W q_b)^T, the direction scores project on
   Matrix<T> marks_;     // batch x T: 1 for positions in y
   Tensor<T> probs_;     // [batch, 1, T]
+  Matrix<T> map_state_;  // batch x map_->RowStateSize(): each sample's row state
 
   // Backward scratch.
   Matrix<T> grad_scores_;  // batch x T

@@ -7,7 +7,7 @@
 namespace attnlab {
 
 template <typename T>
-void SparsemaxMechanism<T>::Map(HeadBlock<T> scores) const {
+void SparsemaxMechanism<T>::Map(HeadBlock<T> scores, HeadBlock<T>) const {
   std::vector<T> sorted(scores.cols());
   for (Eigen::Index i = 0; i < scores.rows(); ++i) {
     auto z = scores.row(i);
@@ -26,7 +26,8 @@ void SparsemaxMechanism<T>::Map(HeadBlock<T> scores) const {
 }
 
 template <typename T>
-void SparsemaxMechanism<T>::MapBackward(ConstHeadBlock<T> weights, HeadBlock<T> grad) const {
+void SparsemaxMechanism<T>::MapBackward(ConstHeadBlock<T> weights, ConstHeadBlock<T>,
+                                        HeadBlock<T> grad) const {
   for (Eigen::Index i = 0; i < grad.rows(); ++i) {
     const auto in_support = weights.row(i).array() > T(0);
     const T count = static_cast<T>(in_support.count());

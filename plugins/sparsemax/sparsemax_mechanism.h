@@ -20,9 +20,9 @@ class SparsemaxMechanism : public WeightsMap<T> {
     return std::make_unique<SparsemaxMechanism<T>>();
   }
 
-  void Map(HeadBlock<T> scores) const override;
+  void Map(HeadBlock<T> scores, HeadBlock<T>) const override;
   // On the support S: dL/dz = g - mean_S(g); zero elsewhere.
-  void MapBackward(ConstHeadBlock<T> weights, HeadBlock<T> grad) const override;
+  void MapBackward(ConstHeadBlock<T> weights, ConstHeadBlock<T>, HeadBlock<T> grad) const override;
 };
 
 }  // namespace attnlab

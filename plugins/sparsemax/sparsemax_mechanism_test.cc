@@ -17,7 +17,8 @@ TEST(SparsemaxMechanismTest, ProjectionByHand) {
   z << 1, 0.5, -1,  //
       3, 0, 0,       //
       2, 2, 2;
-  sparsemax.Map(z);
+  Mat no_state(3, 0);  // sparsemax keeps no row state
+  sparsemax.Map(z, no_state);
   Mat expected(3, 3);
   expected << 0.75, 0.25, 0, 1, 0, 0, 1.0 / 3, 1.0 / 3, 1.0 / 3;
   EXPECT_LT((z - expected).cwiseAbs().maxCoeff(), 1e-15) << z;
@@ -30,6 +31,7 @@ TEST(SparsemaxMechanismTest, OneCausalHeadByHand) {
   Mat x(2, 1), v(2, 1), a(2, 2), h(2, 1);
   x << 1, 2;
   v << 5, 7;
+  sparsemax.Prepare(1);
   sparsemax.Forward(0, x, x, v, 0.5, a, h);
   EXPECT_EQ(a(0, 0), 1.0);
   EXPECT_EQ(a(0, 1), 0.0);
@@ -44,16 +46,16 @@ TEST(SparsemaxMechanismTest, MapBackwardMatchesFiniteDifferences) {
   Mat z(1, 6), g(1, 6);
   z << 0.3, 0.9, -0.2, 0.75, 0.1, 0.6;
   g << 1, -2, 0.5, 3, -1, 2;
-  Mat a = z;
-  sparsemax.Map(a);
+  Mat a = z, no_state(1, 0);
+  sparsemax.Map(a, no_state);
   Mat grad = g;
-  sparsemax.MapBackward(a, grad);
+  sparsemax.MapBackward(a, no_state, grad);
   for (int j = 0; j < 6; ++j) {
     Mat plus = z, minus = z;
     plus(0, j) += 1e-7;
     minus(0, j) -= 1e-7;
-    sparsemax.Map(plus);
-    sparsemax.Map(minus);
+    sparsemax.Map(plus, no_state);
+    sparsemax.Map(minus, no_state);
     EXPECT_NEAR(grad(0, j), (plus - minus).cwiseProduct(g).sum() / 2e-7, 1e-7) << j;
   }
 }
