@@ -9,8 +9,8 @@ plugins/BUILD finds every folder by glob and makes, per folder <f>:
   //plugins:<test>        one cc_test per <f>/<test>.cc
   //plugins:<f>_bench     from <f>/bench.cc, if there is one (bazel run -c opt)
 
-and //plugins:all, every plugin. Nothing outside the folder lists it, unless it is built from
-other plugins (FOLDER_DEPS below).
+and //plugins:all, every plugin. Nothing outside the folder lists it, unless it builds other
+plugins from their configs (CONFIG_DEPS below).
 """
 
 # What a plugin's code may use: the interfaces, registry, kernels (the op-level API) and base.
@@ -40,10 +40,10 @@ TEST_DEPS = [
     "@tbb",
 ]
 
-# The plugin folders whose code uses another folder's headers or config messages (a composite
-# plugin built from others): folder -> those folders. Every other folder builds alone.
-FOLDER_DEPS = {
-    "rpc": ["attention"],
+# The plugin folders whose code builds other plugins from their config messages (a composite
+# plugin creates its sublayers through the registry): folder -> those folders. Only their
+# config messages are deps, so every folder's code compiles alone.
+CONFIG_DEPS = {
     "transformer_block": ["fc_net", "layer_norm"],
 }
 
@@ -59,7 +59,7 @@ def attnlab_plugins():
     with_protos = {path.split("/")[0]: True for path in native.glob(["*/*.proto"])}
 
     for folder in folders:
-        uses = FOLDER_DEPS.get(folder, [])
+        uses = CONFIG_DEPS.get(folder, [])
         own_protos = []
         if folder in with_protos:
             # <folder>_proto and <folder>_cc_proto: the folder's config messages alone.
@@ -83,7 +83,7 @@ def attnlab_plugins():
             # -O3: GCC 12 at -O2 leaves small arrays of Eigen packets on the stack.
             copts = ["-O3"],
             alwayslink = 1,
-            deps = own_protos + [":" + used for used in uses] + PLUGIN_DEPS,
+            deps = own_protos + [":" + used + "_cc_proto" for used in uses] + PLUGIN_DEPS,
         )
 
         # Tests and benchmarks link every plugin (a mechanism's checks run it in every layer

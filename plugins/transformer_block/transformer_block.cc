@@ -4,8 +4,8 @@
 #include "attention/base/field_error.h"
 #include "attention/plugin_registry.h"
 #include "attention/base/status_macros.h"
-#include "plugins/fc_net/fc_net.h"
-#include "plugins/layer_norm/layer_norm.h"
+#include "plugins/fc_net/fc_net.pb.h"
+#include "plugins/layer_norm/layer_norm.pb.h"
 
 namespace attnlab {
 
@@ -23,8 +23,10 @@ absl::StatusOr<std::unique_ptr<TransformerBlock<T>>> TransformerBlock<T>::Create
                                                "attention.config"));
   plugins::LayerNormConfig norm;
   if (config.has_layer_norm_eps()) norm.set_eps(config.layer_norm_eps());
-  ASSIGN_OR_RETURN(block->ln1_, LayerNorm<T>::Create(norm));
-  ASSIGN_OR_RETURN(block->ln2_, LayerNorm<T>::Create(norm));
+  google::protobuf::Any norm_config;
+  norm_config.PackFrom(norm);
+  ASSIGN_OR_RETURN(block->ln1_, LayerRegistry<T>().Create("layer_norm", norm_config));
+  ASSIGN_OR_RETURN(block->ln2_, LayerRegistry<T>().Create("layer_norm", norm_config));
   return block;
 }
 
@@ -43,7 +45,9 @@ absl::StatusOr<Shape> TransformerBlock<T>::Setup(const Shape& input, ExecContext
   ffn.set_output_dim(input.cols);
   ffn.set_activation(config_.activation());
   ffn.set_per_token(true);
-  ASSIGN_OR_RETURN(ffn_, FcNet<T>::Create(ffn));
+  google::protobuf::Any ffn_config;
+  ffn_config.PackFrom(ffn);
+  ASSIGN_OR_RETURN(ffn_, LayerRegistry<T>().Create("fc_net", ffn_config));
   RETURN_IF_ERROR(ln1_->Setup(input, ctx).status());
   RETURN_IF_ERROR(ffn_->Setup(input, ctx).status());
   RETURN_IF_ERROR(ln2_->Setup(input, ctx).status());
