@@ -38,6 +38,8 @@ TEST(FiniteNumbersTest, NamesTheFirstNonFiniteField) {
 }
 
 TEST(FiniteNumbersTest, LooksInsidePluginConfigs) {
+  // Refers to the config type, so that a static link keeps it for the parser to find.
+  ASSERT_NE(plugins::PromptAttentionConfig::descriptor(), nullptr);
   const ExperimentSpec spec = Parse(R"pb(
     model {
       layer {
