@@ -12,7 +12,6 @@
 #ifndef ATTNLAB_ATTENTION_MECHANISM_H_
 #define ATTNLAB_ATTENTION_MECHANISM_H_
 
-#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -21,8 +20,6 @@
 #include "absl/status/statusor.h"
 #include "attention/base/field_error.h"
 #include "attention/kernels/per_thread.h"
-#include "attention/kernels/product.h"
-#include "attention/kernels/symmetric_sum.h"
 #include "attention/plugin_registry.h"
 #include "attention/tensor.h"
 
@@ -114,60 +111,27 @@ class WeightsMap : public Mechanism<T> {
   virtual bool SoftmaxJacobian() const { return false; }
 
   // The Forward before a Backward had the same count: the heads' row states stay.
-  void Prepare(int count) override {
-    scratch_.Prepare();
-    row_states_.resize(count);
-  }
+  void Prepare(int count) override;
 
   void Forward(int index, ConstHeadBlock<T> q, ConstHeadBlock<T> k, ConstHeadBlock<T> v, T scale,
-               HeadBlock<T> a, HeadBlock<T> h) override {
-    Product(q, k.transpose(), a, /*accumulate=*/false, scale);
-    if (this->shape_.causal) MaskFuture(a);
-    Map(a, RowState(index, a.rows()));
-    Product(a, v, h, /*accumulate=*/false);
-  }
+               HeadBlock<T> a, HeadBlock<T> h) override;
 
   void Backward(int index, ConstHeadBlock<T> q, ConstHeadBlock<T> k, ConstHeadBlock<T> v, T scale,
                 ConstHeadBlock<T> a, ConstHeadBlock<T> dh, HeadBlock<T>* dq, HeadBlock<T> dk,
-                HeadBlock<T> dv) override {
-    Product(a.transpose(), dh, dv, /*accumulate=*/false);
-    Matrix<T>& grad = Scratch();
-    grad.resize(a.rows(), a.cols());
-    Product(dh, v.transpose(), grad, /*accumulate=*/false);  // dL/dA
-    MapBackward(a, row_states_[index], grad);
-    ScoresBackward(q, k, scale, grad, dq, dk);
-  }
+                HeadBlock<T> dv) override;
 
   // Head `index`'s row state (rows x RowStateSize()), after Prepare: a host that applies Map
   // itself, not through Forward, passes it, so that Backward(index, ...) finds it.
-  HeadBlock<T> RowState(int index, Eigen::Index rows) {
-    Matrix<T>& state = row_states_[index];
-    state.resize(rows, RowStateSize());
-    return state;
-  }
+  HeadBlock<T> RowState(int index, Eigen::Index rows);
 
   // Key j is masked for query i when j > i (queries and keys are the same tokens).
-  static void MaskFuture(HeadBlock<T> scores) {
-    for (Eigen::Index i = 0; i + 1 < scores.rows(); ++i) {
-      scores.row(i).tail(scores.cols() - i - 1).setConstant(-std::numeric_limits<T>::infinity());
-    }
-  }
+  static void MaskFuture(HeadBlock<T> scores);
 
   // From dL/dS for S = scale Q K^T: dQ = scale dS K, dK = scale dS^T Q; symmetric (dq null,
   // Q = K): dK = scale (dS + dS^T) K, one product. grad_scores is scaled in place first: the
   // products then take alpha = 1, which the libraries' kernels do.
   static void ScoresBackward(ConstHeadBlock<T> q, ConstHeadBlock<T> k, T scale,
-                             Matrix<T>& grad_scores, HeadBlock<T>* dq, HeadBlock<T> dk) {
-    if (dq == nullptr) {
-      ScaledSymmetricSum(int(grad_scores.rows()), scale, grad_scores.data(),
-                         grad_scores.outerStride());
-      Product(grad_scores, k, dk, /*accumulate=*/false);
-      return;
-    }
-    grad_scores *= scale;
-    Product(grad_scores.transpose(), q, dk, /*accumulate=*/false);
-    Product(grad_scores, k, *dq, /*accumulate=*/false);
-  }
+                             Matrix<T>& grad_scores, HeadBlock<T>* dq, HeadBlock<T> dk);
 
  protected:
   // This thread's matrix for dL/dA of the head being differentiated (after Prepare).
@@ -177,6 +141,12 @@ class WeightsMap : public Mechanism<T> {
   PerThread<Matrix<T>> scratch_;
   std::vector<Matrix<T>> row_states_;  // per head index, from its Forward
 };
+
+// Compiled once, in mechanism.cc: a plugin's file does not instantiate the products again.
+extern template class Mechanism<float>;
+extern template class Mechanism<double>;
+extern template class WeightsMap<float>;
+extern template class WeightsMap<double>;
 
 template <typename T>
 Registry<Mechanism<T>>& MechanismRegistry() {

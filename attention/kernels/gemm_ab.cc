@@ -21,6 +21,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "attention/exec_context.h"
+#include "attention/kernels/library_product.h"
 #include "attention/kernels/parallel_product.h"
 #include "benchmark/benchmark.h"
 #include "blis/blis.h"

@@ -4,6 +4,7 @@
 // paths: product_test.)
 #include "attention/kernels/parallel_product.h"
 
+#include "attention/kernels/library_product.h"
 #include "gtest/gtest.h"
 #include "tbb/task_arena.h"
 

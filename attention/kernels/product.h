@@ -10,7 +10,6 @@
 #include <vector>
 
 #include "Eigen/Core"
-#include "attention/kernels/library_product.h"
 #include "attention/kernels/packet.h"
 #include "attention/kernels/tiled_product.h"
 #include "attention/tensor.h"
@@ -65,18 +64,6 @@ constexpr bool CopiedRhs() {
   return UnitStride<R>() && !RowMajorView<R>();
 }
 
-// LibraryProduct in float (false where it leaves the product to TiledProduct); false in double.
-template <typename T>
-bool FloatLibraryProduct(int rows, int cols, int depth, T alpha, const T* a, int64_t a_row,
-                         int64_t a_col, const T* b, int64_t ldb, T* c, int64_t ldc,
-                         bool accumulate, const T* bias, const T* addend, int64_t ld_addend) {
-  if constexpr (std::is_same_v<T, float>) {
-    return LibraryProduct(rows, cols, depth, alpha, a, a_row, a_col, b, ldb, c, ldc, accumulate,
-                          bias, addend, ld_addend);
-  }
-  return false;
-}
-
 template <typename L, typename R, typename O, typename T>
 void EigenProduct(const L& lhs, const R& rhs, O& out, bool accumulate, T alpha, const T* bias,
                   const T* addend, int64_t ld_addend) {
@@ -94,6 +81,21 @@ void EigenProduct(const L& lhs, const R& rhs, O& out, bool accumulate, T alpha, 
 
 }  // namespace product_internal
 
+// Product of operands in memory with unit stride: op(A) (rows x depth) row-major or
+// column-major with outer stride lda, likewise B (depth x cols), C row-major. Compiled once
+// (product.cc), for float and double, so that Eigen's GEMM is not instantiated again in every
+// file that multiplies.
+template <typename T>
+void StridedProduct(int rows, int cols, int depth, T alpha, const T* a, int64_t lda,
+                    bool a_row_major, const T* b, int64_t ldb, bool b_row_major, T* c, int64_t ldc,
+                    bool accumulate, const T* bias, const T* addend, int64_t ld_addend);
+extern template void StridedProduct<float>(int, int, int, float, const float*, int64_t, bool,
+                                           const float*, int64_t, bool, float*, int64_t, bool,
+                                           const float*, const float*, int64_t);
+extern template void StridedProduct<double>(int, int, int, double, const double*, int64_t, bool,
+                                            const double*, int64_t, bool, double*, int64_t, bool,
+                                            const double*, const double*, int64_t);
+
 // With a bias (out.cols() entries), also adds it to every row of out; with an addend (a matrix
 // of out's shape, row-major with row stride ld_addend; not with accumulate), out = addend +
 // alpha lhs rhs.
@@ -105,48 +107,13 @@ void Product(const L& lhs, const R& rhs, O&& out, bool accumulate,
   using namespace product_internal;
   using T = typename std::decay_t<O>::Scalar;
   if constexpr (UnitStride<L>() && UnitStride<R>() && RowMajorView<O>()) {
-    constexpr bool kRhsRowMajor = RowMajorView<R>();
-    if (out.size() > 0 && lhs.cols() > 0 && (kRhsRowMajor || rhs.size() <= kMaxCopiedRhs)) {
-      const int rows = int(out.rows()), cols = int(out.cols()), depth = int(lhs.cols());
-      const bool lhs_row_major = std::decay_t<L>::IsRowMajor;
-      const int64_t a_row = lhs_row_major ? lhs.outerStride() : 1;
-      const int64_t a_col = lhs_row_major ? 1 : lhs.outerStride();
-      if (!kRhsRowMajor) {
-        const auto copy = PaddedCopy(rhs, ThreadBuffer<T, 0>::Get().values);
-        if (FloatLibraryProduct<T>(rows, cols, depth, alpha, lhs.data(), a_row, a_col,
-                                   copy.data(), copy.cols(), out.data(), out.outerStride(),
-                                   accumulate, bias, addend, ld_addend)) {
-          return;
-        }
-        TiledProduct<T>(rows, cols, depth, alpha, lhs.data(), a_row, a_col, copy.data(),
-                        copy.cols(), out.data(), out.outerStride(), accumulate, bias, addend,
-                        ld_addend);
-        return;
-      }
-      if (FloatLibraryProduct<T>(rows, cols, depth, alpha, lhs.data(), a_row, a_col, rhs.data(),
-                                 rhs.outerStride(), out.data(), out.outerStride(), accumulate,
-                                 bias, addend, ld_addend)) {
-        return;
-      }
-      // TiledProduct reads a row-major rhs in place, but for the columns past its last whole
-      // packet (which it may not have memory for).
-      const int full = cols - cols % kPacketSize<T>;
-      if (full > 0) {
-        TiledProduct<T>(rows, full, depth, alpha, lhs.data(), a_row, a_col, rhs.data(),
-                        rhs.outerStride(), out.data(), out.outerStride(), accumulate, bias,
-                        addend, ld_addend);
-      }
-      if (full < cols) {
-        const auto copy = PaddedCopy(rhs.rightCols(cols - full), ThreadBuffer<T, 0>::Get().values);
-        TiledProduct<T>(rows, cols - full, depth, alpha, lhs.data(), a_row, a_col, copy.data(),
-                        copy.cols(), out.data() + full, out.outerStride(), accumulate,
-                        bias == nullptr ? nullptr : bias + full,
-                        addend == nullptr ? nullptr : addend + full, ld_addend);
-      }
-      return;
-    }
+    StridedProduct<T>(int(out.rows()), int(out.cols()), int(lhs.cols()), alpha, lhs.data(),
+                      lhs.outerStride(), std::decay_t<L>::IsRowMajor, rhs.data(), rhs.outerStride(),
+                      std::decay_t<R>::IsRowMajor, out.data(), out.outerStride(), accumulate, bias,
+                      addend, ld_addend);
+  } else {
+    EigenProduct(lhs, rhs, out, accumulate, alpha, bias, addend, ld_addend);
   }
-  EigenProduct(lhs, rhs, out, accumulate, alpha, bias, addend, ld_addend);
 }
 
 }  // namespace attnlab

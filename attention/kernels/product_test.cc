@@ -5,6 +5,7 @@
 // in float on each ProductBackend (libxsmm's kernels take alpha = 1 only).
 #include "attention/kernels/product.h"
 
+#include "attention/kernels/library_product.h"
 #include "gtest/gtest.h"
 
 namespace attnlab {
