@@ -41,7 +41,8 @@ class Dataset {
 
   // A batch of `batch_size` samples: fresh draws from ctx.rng() for a stream; for a fixed set a
   // uniformly random subset without replacement. Samples are drawn or copied on ctx's threads;
-  // the batch does not depend on their number.
+  // the batch does not depend on their number. Trials that read the same data share one
+  // dataset (shared_dataset.h) and may call this at once: it must not change the dataset.
   virtual void Next(int batch_size, ExecContext& ctx, Batch<T>* out) const;
 
   // Held-out sets, fixed before training (possibly of other sequence lengths).

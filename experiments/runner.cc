@@ -196,6 +196,8 @@ absl::Status PrepareTrials(const ParsedSpec& parsed, const RunOptions& options,
     }
   }
   std::set<std::string> notes;
+  // The last trial's runner stays until the next is built, so that they share its dataset.
+  std::unique_ptr<TrialRunner> previous;
   for (const Trial& trial : out->trials) {
     NotePastTheEnd(trial.spec, &notes);
     const std::string which =
@@ -215,6 +217,7 @@ absl::Status PrepareTrials(const ParsedSpec& parsed, const RunOptions& options,
     if (absl::Status s = ValidateReport(trial.spec, (*runner)->metric_names()); !s.ok()) {
       return SpecError(locator, s);
     }
+    previous = std::move(*runner);
   }
   // The data each trial reads joins its id (every file exists: the dry run read it).
   for (Trial& trial : out->trials) {

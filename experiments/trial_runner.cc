@@ -15,13 +15,14 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "attention/base/field_error.h"
+#include "attention/base/files.h"
+#include "attention/base/state_io.h"
+#include "attention/base/status_macros.h"
 #include "attention/kernels/gaussian.h"
 #include "attention/kernels/subnormal_mode.h"
 #include "attention/model.h"
-#include "attention/base/status_macros.h"
 #include "datasets/dataset.h"
-#include "attention/base/state_io.h"
-#include "attention/base/files.h"
+#include "datasets/shared_dataset.h"
 #include "experiments/metric_evaluator.h"
 #include "experiments/spec_loader.h"
 #include "solvers/optimizer.h"
@@ -162,7 +163,7 @@ class TypedTrialRunner : public TrialRunner {
         return FieldError(part, absl::StrCat("missing required field '", part, "'"));
       }
     }
-    auto dataset = CreateDataset<T>(spec.dataset(), base_dir);
+    auto dataset = SharedDataset<T>(spec.dataset(), base_dir);
     if (!dataset.ok()) return PrefixErrorField("dataset", dataset.status());
     runner->dataset_ = std::move(*dataset);
     RETURN_IF_ERROR(ValidateTraining(spec, runner->dataset_->train() == nullptr));
@@ -525,7 +526,7 @@ class TypedTrialRunner : public TrialRunner {
 
   ExperimentSpec spec_;
   ExecContext ctx_;
-  std::unique_ptr<Dataset<T>> dataset_;
+  std::shared_ptr<const Dataset<T>> dataset_;
   std::unique_ptr<Model<T>> model_;
   std::unique_ptr<Optimizer<T>> optimizer_;
   std::vector<std::unique_ptr<MetricEvaluator<T>>> metrics_;
