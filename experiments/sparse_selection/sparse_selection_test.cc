@@ -1,6 +1,7 @@
-// Paper 3 reproduced in shortened form: the outcomes TARGETS.md asks of 3a, 3b and 3c, asserted
+// Paper 3 reproduced in shortened form: the outcomes TARGETS.md asks of 3a, 3c and 3d, asserted
 // on the shipped specs with a shorter schedule (1,500 steps at eta = 10 instead of 100,000 at
-// eta = 1; eta = 10 diverges after ~2,000 steps, so it is for tests only).
+// eta = 1; eta = 10 diverges after ~2,000 steps, so it is for tests only). 3b's, on the same
+// schedule, are the quick claims 3b-fixed and 3b-learned (reproduction:claims_quick_test_paper3).
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -63,29 +64,6 @@ TEST(SparseSelectionTest, Setup3aLearnsSparseAveraging) {
                 trial.At(0, "loss"), trial.Final("loss"), trial.Final("cos_w_identity"),
                 trial.Final("mass_on_y"));
   }
-}
-
-// 3b: at T' = 2T the SPE model's error stays within 3x of its in-distribution error, and below
-// the fixed-encoding model's; relative to its own in-distribution error, the fixed model
-// degrades at least 1.5x as much. (Measured, shortened: SPE 0.234 vs fixed 0.300 at T' = 400.
-// In the full 100,000-step run the absolute order flips, SPE 0.234 vs fixed 0.19, because
-// fixed encodings let W fit the 200 training positions below the W = cI floor; the relative
-// degradation holds in both: experiments/sparse_selection/README.md.)
-TEST(SparseSelectionTest, Setup3bStochasticEncodingsGeneralizeInLength) {
-  ParsedSpec spec = Load("3b");
-  Shorten(&spec);
-  const ExperimentResult result = RunSpec(spec, "3b");
-  ASSERT_EQ(result.trials[0].labels[0].second, "stochastic");
-  ASSERT_EQ(result.trials[1].labels[0].second, "fixed");
-  const TrialResult& spe = *result.results[0];
-  const TrialResult& fixed = *result.results[1];
-  EXPECT_LT(spe.Final("err_T400"), 3 * spe.Final("err_T200"));
-  EXPECT_LT(spe.Final("err_T400"), fixed.Final("err_T400"));
-  EXPECT_GT(fixed.Final("err_T400") / fixed.Final("err_T200"),
-            1.5 * spe.Final("err_T400") / spe.Final("err_T200"));
-  std::printf("3b at T' = 400: SPE %.4f (in-distribution %.4f), fixed %.4f (in-distribution %.4f)\n",
-              spe.Final("err_T400"), spe.Final("err_T200"), fixed.Final("err_T400"),
-              fixed.Final("err_T200"));
 }
 
 // 3d_floor, shortened to a few c around the optimum: the best W = cI loss falls with d_e, and
