@@ -33,6 +33,7 @@ PLUGIN_DEPS = [
 
 TEST_DEPS = [
     "//attention:gradient_check",
+    "//attention:layer_testing",
     "//attention:mechanism_check",
     "//attention/kernels/cuda:device",
     "@com_google_googletest//:gtest_main",

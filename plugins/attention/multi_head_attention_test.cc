@@ -5,6 +5,7 @@
 #include "attention/base/field_error.h"
 #include "attention/gradient_check.h"
 #include "attention/kernels/cuda/device.h"
+#include "attention/layer_testing.h"
 #include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
 #include "plugins/softmax/softmax.pb.h"
@@ -17,14 +18,7 @@ using Config = plugins::AttentionConfig;
 template <typename T = double>
 std::unique_ptr<MultiHeadAttention<T>> Make(const std::string& text, const Shape& input,
                                             uint64_t seed = 1) {
-  Config config;
-  EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &config)) << text;
-  auto layer = MultiHeadAttention<T>::Create(config);
-  EXPECT_TRUE(layer.ok()) << layer.status();
-  ExecContext ctx(seed);
-  auto out = (*layer)->Setup(input, ctx);
-  EXPECT_TRUE(out.ok()) << out.status();
-  return std::move(*layer);
+  return SetUpLayer<MultiHeadAttention<T>>(text, input, seed);
 }
 
 void SetValues(const Matrix<double>& m, ParamSpec* spec) {

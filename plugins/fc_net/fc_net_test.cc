@@ -4,6 +4,7 @@
 
 #include "attention/base/field_error.h"
 #include "attention/gradient_check.h"
+#include "attention/layer_testing.h"
 #include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
 
@@ -11,13 +12,7 @@ namespace attnlab {
 namespace {
 
 std::unique_ptr<FcNet<double>> Make(const std::string& text, const Shape& input) {
-  plugins::FcNetConfig config;
-  EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &config)) << text;
-  auto net = FcNet<double>::Create(config);
-  EXPECT_TRUE(net.ok()) << net.status();
-  ExecContext ctx(1);
-  EXPECT_TRUE((*net)->Setup(input, ctx).ok());
-  return std::move(*net);
+  return SetUpLayer<FcNet<double>>(text, input);
 }
 
 TEST(FcNetTest, ForwardByHand) {

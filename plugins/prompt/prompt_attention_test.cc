@@ -4,6 +4,7 @@
 
 #include "attention/base/field_error.h"
 #include "attention/gradient_check.h"
+#include "attention/layer_testing.h"
 #include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
 #include "plugins/attention/attention.pb.h"
@@ -17,14 +18,7 @@ using Config = plugins::PromptAttentionConfig;
 template <typename T = double>
 std::unique_ptr<PromptAttention<T>> Make(const std::string& text, const Shape& input,
                                          uint64_t seed = 1) {
-  Config config;
-  EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &config)) << text;
-  auto layer = PromptAttention<T>::Create(config);
-  EXPECT_TRUE(layer.ok()) << layer.status();
-  ExecContext ctx(seed);
-  auto out = (*layer)->Setup(input, ctx);
-  EXPECT_TRUE(out.ok()) << out.status();
-  return std::move(*layer);
+  return SetUpLayer<PromptAttention<T>>(text, input, seed);
 }
 
 TEST(PromptAttentionTest, Paper1ModelByHand) {

@@ -2,11 +2,12 @@
 
 #include <cmath>
 
+#include "attention/base/field_error.h"
 #include "attention/gradient_check.h"
-#include "plugins/attention/multi_head_attention.h"
+#include "attention/layer_testing.h"
 #include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
-#include "attention/base/field_error.h"
+#include "plugins/attention/multi_head_attention.h"
 
 namespace attnlab {
 namespace {
@@ -139,14 +140,7 @@ TEST(RpcMechanismTest, FloatGradientAgreesWithDouble) {
 
 // The attention layer around the rpc mechanism (plugins/attention).
 std::unique_ptr<MultiHeadAttention<double>> Make(const std::string& text, const Shape& input) {
-  plugins::AttentionConfig config;
-  EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &config)) << text;
-  auto layer = MultiHeadAttention<double>::Create(config);
-  EXPECT_TRUE(layer.ok()) << layer.status();
-  ExecContext ctx(5);
-  absl::StatusOr<Shape> shape = (*layer)->Setup(input, ctx);
-  EXPECT_TRUE(shape.ok()) << shape.status();
-  return std::move(*layer);
+  return SetUpLayer<MultiHeadAttention<double>>(text, input, /*seed=*/5);
 }
 
 constexpr char kRpc[] = "mechanism: 'rpc' mechanism_config { "

@@ -4,9 +4,9 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-
 #include "attention/base/field_error.h"
 #include "attention/gradient_check.h"
+#include "attention/layer_testing.h"
 #include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
 
@@ -18,14 +18,7 @@ using Config = plugins::SparseSelectConfig;
 template <typename T = double>
 std::unique_ptr<SparseSelectAttention<T>> Make(const std::string& text, const Shape& input,
                                                uint64_t seed = 1) {
-  Config config;
-  EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &config)) << text;
-  auto layer = SparseSelectAttention<T>::Create(config);
-  EXPECT_TRUE(layer.ok()) << layer.status();
-  ExecContext ctx(seed);
-  auto out = (*layer)->Setup(input, ctx);
-  EXPECT_TRUE(out.ok()) << out.status();
-  return std::move(*layer);
+  return SetUpLayer<SparseSelectAttention<T>>(text, input, seed);
 }
 
 // Random tokens, and marks y = {1, 3} in the last column of every sample.

@@ -2,6 +2,7 @@
 
 #include "attention/base/field_error.h"
 #include "attention/gradient_check.h"
+#include "attention/layer_testing.h"
 #include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
 
@@ -9,14 +10,7 @@ namespace attnlab {
 namespace {
 
 std::unique_ptr<TransformerBlock<double>> Make(const std::string& text, const Shape& input) {
-  plugins::TransformerBlockConfig config;
-  EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &config)) << text;
-  auto block = TransformerBlock<double>::Create(config);
-  EXPECT_TRUE(block.ok()) << block.status();
-  ExecContext ctx(2);
-  auto shape = (*block)->Setup(input, ctx);
-  EXPECT_TRUE(shape.ok()) << shape.status();
-  return std::move(*block);
+  return SetUpLayer<TransformerBlock<double>>(text, input, /*seed=*/2);
 }
 
 constexpr char kAttention[] =
