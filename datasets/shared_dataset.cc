@@ -9,14 +9,16 @@
 namespace attnlab {
 namespace {
 
-// The spec's bytes, deterministically serialized, after the base directory.
+// The base directory, then the spec's bytes, deterministically serialized.
 std::string Key(const DatasetSpec& spec, const std::string& base_dir) {
-  std::string key = base_dir + '\0';
-  google::protobuf::io::StringOutputStream stream(&key);
-  google::protobuf::io::CodedOutputStream coded(&stream);
-  coded.SetSerializationDeterministic(true);
-  spec.SerializeToCodedStream(&coded);
-  return key;
+  std::string bytes;
+  {
+    google::protobuf::io::StringOutputStream stream(&bytes);
+    google::protobuf::io::CodedOutputStream coded(&stream);
+    coded.SetSerializationDeterministic(true);
+    spec.SerializeToCodedStream(&coded);
+  }  // the streams write the last bytes and trim `bytes` as they close
+  return base_dir + '\0' + bytes;
 }
 
 }  // namespace
