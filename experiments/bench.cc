@@ -4,8 +4,9 @@
 // budget of 1 and 2 threads (trials side by side, one TBB arena).
 // Training steps of the papers' workloads (experiments/workloads/*.textproto, and paper 2's
 // language model), the ones tools/compare_pytorch/compare times against PyTorch.
-// --product_backend=chosen|tiled|libxsmm|onednn runs every float product block on that backend
-// (attention/kernels/library_product.h): the whole-workload A/B of the GEMM libraries.
+// --product_backend=tuned|tiled|libxsmm|onednn: the float products as the runner takes them
+// (experiments/product_setup.h; tuned, the default, prints this CPU model's kept choices first),
+// or every block on one backend: the whole-workload A/B of the GEMM libraries.
 // --subnormals=keep|flush runs every workload with that ModelSpec.subnormals (KEEP: IEEE 754's
 // gradual underflow; FLUSH_TO_ZERO, the default): the A/B of that default.
 #include <unistd.h>
@@ -18,13 +19,17 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
+#include "attention/base/files.h"
 #include "attention/kernels/library_product.h"
 #include "attention/kernels/subnormal_mode.h"
 #include "attention/model.h"
 #include "benchmark/benchmark.h"
-#include "absl/strings/str_cat.h"
+#include "experiments/code_version.h"
+#include "experiments/product_setup.h"
 #include "experiments/runner.h"
 #include "experiments/trial_runner.h"
+#include "experiments/user_paths.h"
 #include "google/protobuf/text_format.h"
 #include "solvers/optimizer.h"
 #include "tbb/parallel_for.h"
@@ -198,6 +203,7 @@ void RegisterWorkloads() {
 int main(int argc, char** argv) {
   // Our flags, taken out of argv before Google Benchmark reads the rest.
   const std::string kBackendFlag = "--product_backend=", kSubnormalsFlag = "--subnormals=";
+  std::string backend = "tuned";
   int kept = 1;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
@@ -215,16 +221,22 @@ int main(int argc, char** argv) {
       argv[kept++] = argv[i];
       continue;
     }
-    attnlab::ProductBackend backend;
-    if (!attnlab::ParseProductBackend(arg.c_str() + kBackendFlag.size(), &backend)) {
-      std::fprintf(stderr,
-                   "bench: --product_backend: '%s' is not one of chosen, tiled, libxsmm, onednn\n",
-                   arg.c_str() + kBackendFlag.size());
-      return 2;
-    }
-    attnlab::SetProductBackend(backend);
+    backend = arg.substr(kBackendFlag.size());
   }
   argc = kept;
+  absl::StatusOr<std::string> products = attnlab::SetUpProducts(backend, attnlab::CacheDirectory());
+  if (!products.ok()) {
+    std::fprintf(stderr, "bench: %s\n", std::string(products.status().message()).c_str());
+    return 2;
+  }
+  std::fprintf(stderr, "products: %s\n", products->c_str());
+  if (backend == "tuned") {
+    const std::string path =
+        attnlab::ProductChoicesPath(attnlab::CacheDirectory(), attnlab::CurrentMachine());
+    if (absl::StatusOr<std::string> kept_file = attnlab::ReadFile(path); kept_file.ok()) {
+      std::fprintf(stderr, "%s:\n%s", path.c_str(), kept_file->c_str());
+    }
+  }
   attnlab::RegisterWorkloads();
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;

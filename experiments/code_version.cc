@@ -16,17 +16,17 @@ namespace {
 
 // The fields in provenance.tsv order, with their keys.
 std::vector<std::pair<const char*, std::string CodeVersion::*>> Fields() {
-  return {{"code_source", &CodeVersion::source},       {"code_commit", &CodeVersion::commit},
-          {"code_tree", &CodeVersion::tree},           {"code_compiler", &CodeVersion::compiler},
-          {"code_flags", &CodeVersion::flags},         {"code_libraries", &CodeVersion::libraries},
-          {"code_machine", &CodeVersion::machine}};
+  return {{"code_source", &CodeVersion::source},   {"code_commit", &CodeVersion::commit},
+          {"code_tree", &CodeVersion::tree},       {"code_compiler", &CodeVersion::compiler},
+          {"code_flags", &CodeVersion::flags},     {"code_libraries", &CodeVersion::libraries},
+          {"code_machine", &CodeVersion::machine}, {"code_products", &CodeVersion::products}};
 }
 
 }  // namespace
 
 std::string CodeVersion::Key() const {
-  const std::string decisive =
-      absl::StrCat(source, "\n", compiler, "\n", flags, "\n", libraries, "\n", machine);
+  const std::string decisive = absl::StrCat(source, "\n", compiler, "\n", flags, "\n", libraries,
+                                            "\n", machine, "\n", products);
   return absl::StrFormat("%012x", Fnv1a(decisive) & 0xffffffffffffull);
 }
 
@@ -36,14 +36,15 @@ std::string CodeVersion::ShortCommit() const {
 }
 
 std::string CodeVersion::Describe() const {
-  return absl::StrCat("code ", Key(), " (commit ", ShortCommit(), ", source ", source, ", compiler ",
-                      compiler, ", ", flags, ", ", machine, ")");
+  return absl::StrCat("code ", Key(), " (commit ", ShortCommit(), ", source ", source,
+                      ", compiler ", compiler, ", ", flags, ", ", machine, ", products ", products,
+                      ")");
 }
 
 CodeVersion UnversionedBuild() {
   CodeVersion version;
   version.source = version.commit = version.tree = version.compiler = version.flags =
-      version.libraries = "unversioned";
+      version.libraries = version.products = "unversioned";
   version.machine = CurrentMachine();
   return version;
 }

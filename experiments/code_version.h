@@ -26,6 +26,9 @@ struct CodeVersion {
   // The CPU the trial ran on (vendor, family, model): -march=native and the GEMM libraries'
   // run-time dispatch pick its kernels, whose float rounding differs.
   std::string machine;
+  // Which code multiplied float blocks: "tuned " and one letter per class of block (t tiled, x
+  // libxsmm, o oneDNN; experiments/product_setup.h), or "forced <backend>".
+  std::string products;
 
   // 12 hex digits of a hash of everything above but the commit and tree (the source hash
   // covers what they would say): equal keys, equal results for equal specs and data.

@@ -15,6 +15,7 @@ CodeVersion Example() {
   version.flags = "-c opt -march=native";
   version.libraries = "libeigen3-dev=3.4.0-4";
   version.machine = "AuthenticAMD family 25 model 17";
+  version.products = "tuned " + std::string(48, 't');
   return version;
 }
 
@@ -25,8 +26,8 @@ TEST(CodeVersionTest, KeyCoversWhatDecidesResultsNotTheCommit) {
   other.tree = "dirty";
   EXPECT_EQ(other.Key(), base.Key()) << "a commit without code changes keeps the results";
   for (std::string CodeVersion::*field :
-       {&CodeVersion::source, &CodeVersion::compiler, &CodeVersion::flags,
-        &CodeVersion::libraries, &CodeVersion::machine}) {
+       {&CodeVersion::source, &CodeVersion::compiler, &CodeVersion::flags, &CodeVersion::libraries,
+        &CodeVersion::machine, &CodeVersion::products}) {
     CodeVersion changed = base;
     changed.*field += "x";
     EXPECT_NE(changed.Key(), base.Key());
@@ -40,6 +41,7 @@ TEST(CodeVersionTest, LinesRoundTrip) {
   EXPECT_EQ(back.Key(), version.Key());
   EXPECT_EQ(back.commit, version.commit);
   EXPECT_EQ(back.tree, version.tree);
+  EXPECT_EQ(back.products, version.products);
   EXPECT_EQ(ParseCodeVersionLines("").source, "");
 }
 

@@ -17,16 +17,17 @@
 #include "absl/strings/str_replace.h"
 #include "attention/mechanism.h"
 #include "attention/metric.h"
-#include "datasets/dataset_plugin.h"
-#include "solvers/optimizer_registry.h"
 #include "attention/plugin_registry.h"
+#include "datasets/dataset_plugin.h"
 #include "experiments/cluster.h"
 #include "experiments/field_path.h"
 #include "experiments/interrupt.h"
+#include "experiments/product_setup.h"
 #include "experiments/runner.h"
 #include "experiments/sweep.h"
 #include "experiments/this_build.h"
 #include "experiments/user_paths.h"
+#include "solvers/optimizer_registry.h"
 
 ABSL_FLAG(std::string, spec, "",
           "Experiment spec, a text-format attnlab.ExperimentSpec. A relative path resolves "
@@ -167,6 +168,10 @@ int Main(int argc, char** argv) {
   }
   RunOptions options;
   options.code = ThisBuild();
+  if (absl::Status status = ApplyProductBackendFlag(&options.code); !status.ok()) {
+    std::fprintf(stderr, "%s\n", std::string(status.message()).c_str());
+    return 2;
+  }
   if (absl::StatusOr<Reuse> reuse = ParseReuse(absl::GetFlag(FLAGS_reuse)); reuse.ok()) {
     options.reuse = *reuse;
   } else {

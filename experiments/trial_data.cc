@@ -22,6 +22,7 @@
 #include "datasets/data_file.pb.h"
 #include "datasets/data_path.h"
 #include "experiments/field_path.h"
+#include "experiments/user_paths.h"
 
 namespace attnlab {
 namespace {
@@ -92,11 +93,8 @@ bool RecentlyChanged(const struct stat& info) {
 }
 
 std::string CacheFile() {
-  const char* cache = std::getenv("XDG_CACHE_HOME");
-  const char* home = std::getenv("HOME");
-  if (cache != nullptr && cache[0] == '/') return absl::StrCat(cache, "/attnlab/data_hashes.tsv");
-  if (home != nullptr && home[0] == '/') return absl::StrCat(home, "/.cache/attnlab/data_hashes.tsv");
-  return "";
+  const std::string directory = CacheDirectory();
+  return directory.empty() ? "" : absl::StrCat(directory, "/data_hashes.tsv");
 }
 
 // The hashes known so far, by StatKey; read from the cache file on first use.

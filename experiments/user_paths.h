@@ -1,4 +1,5 @@
-// Paths a user types under `bazel run`, which starts programs in their runfiles tree.
+// Paths a user types under `bazel run`, which starts programs in their runfiles tree, and
+// attnlab's cache directory.
 #ifndef ATTNLAB_EXPERIMENTS_USER_PATHS_H_
 #define ATTNLAB_EXPERIMENTS_USER_PATHS_H_
 
@@ -23,6 +24,16 @@ inline std::string ResolveWorkspacePath(const std::string& path) {
   const char* workspace = std::getenv("BUILD_WORKSPACE_DIRECTORY");
   if (path.empty() || path[0] == '/' || workspace == nullptr) return path;
   return absl::StrCat(workspace, "/", path);
+}
+
+// attnlab's cache directory: $XDG_CACHE_HOME/attnlab, else ~/.cache/attnlab; empty where
+// neither variable holds an absolute path.
+inline std::string CacheDirectory() {
+  const char* cache = std::getenv("XDG_CACHE_HOME");
+  const char* home = std::getenv("HOME");
+  if (cache != nullptr && cache[0] == '/') return absl::StrCat(cache, "/attnlab");
+  if (home != nullptr && home[0] == '/') return absl::StrCat(home, "/.cache/attnlab");
+  return "";
 }
 
 }  // namespace attnlab

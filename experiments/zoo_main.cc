@@ -6,12 +6,13 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/strings/str_split.h"
+#include "attention/base/files.h"
 #include "experiments/interrupt.h"
+#include "experiments/product_setup.h"
 #include "experiments/this_build.h"
 #include "experiments/user_paths.h"
 #include "experiments/zoo.h"
 #include "google/protobuf/text_format.h"
-#include "attention/base/files.h"
 
 ABSL_FLAG(std::string, zoo, "", "The zoo spec (attnlab.ZooSpec, text format).");
 ABSL_FLAG(std::string, default_zoo, "", "The zoo spec when --zoo is not given (set by the target).");
@@ -67,6 +68,10 @@ int Main(int argc, char** argv) {
   }
   ZooOptions options;
   options.code = ThisBuild();
+  if (absl::Status status = ApplyProductBackendFlag(&options.code); !status.ok()) {
+    std::fprintf(stderr, "%s\n", std::string(status.message()).c_str());
+    return 2;
+  }
   if (absl::StatusOr<Reuse> reuse = ParseReuse(absl::GetFlag(FLAGS_reuse)); reuse.ok()) {
     options.reuse = *reuse;
   } else {

@@ -4,10 +4,11 @@
 // "ours/<backend>" is ParallelProduct as the layers call it (blocks of 128 columns or 256 rows,
 // a small transposed rhs copied row-major, Eigen's GEMM for a large one), each block multiplied
 // by one ProductBackend: tiled (TiledProduct), libxsmm (its JIT kernel, TiledProduct where it
-// has none), onednn (dnnl_sgemm), chosen (the rule in library_product.cc). The others multiply
-// the whole shape in one call: BLIS (bli_sgemm, any strides), libxsmm (libxsmm_smmdispatch; n/a
-// where it generates none), oneDNN (dnnl_sgemm) and OpenBLAS (cblas_sgemm, loaded with its own
-// kernel choice: the A/B runs with OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE removed). Each reports GFLOP/s; run with
+// has none), onednn (dnnl_sgemm), chosen (each class's fastest, timed first: product_choices.h).
+// The others multiply the whole shape in one call: BLIS (bli_sgemm, any strides), libxsmm
+// (libxsmm_smmdispatch; n/a where it generates none), oneDNN (dnnl_sgemm) and OpenBLAS
+// (cblas_sgemm, loaded with its own kernel choice: the A/B runs with OPENBLAS_CORETYPE and
+// OPENBLAS_L2_SIZE removed). Each reports GFLOP/s; run with
 // --benchmark_enable_random_interleaving=true --benchmark_repetitions=3 for alternating runs.
 // The kernels each library runs are printed first.
 #include <dlfcn.h>
@@ -23,6 +24,7 @@
 #include "attention/exec_context.h"
 #include "attention/kernels/library_product.h"
 #include "attention/kernels/parallel_product.h"
+#include "attention/kernels/product_choices.h"
 #include "benchmark/benchmark.h"
 #include "blis/blis.h"
 #include "dnnl.h"
@@ -218,6 +220,15 @@ int main(int argc, char** argv) {
                "floats\n",
                bli_arch_string(bli_arch_query_id()), libxsmm_get_target_arch(),
                attnlab::OneDnnIsa(), attnlab::openblas_core, attnlab::kPacketSize<float>);
+  // ours/chosen: the classes' choices timed here, as a program's first run on this CPU would.
+  const std::vector<attnlab::ProductClassTiming> timings = attnlab::TimeProductClasses(5);
+  std::fprintf(stderr, "product classes (us a product: tiled, libxsmm, onednn -> chosen):\n");
+  for (const attnlab::ProductClassTiming& t : timings) {
+    std::fprintf(stderr, "  %-44s %4d x %4d x %4d  %9.2f %9.2f %9.2f -> %s\n",
+                 attnlab::ProductClassName(t.product_class).c_str(), t.rows, t.cols, t.depth,
+                 t.tiled_us, t.libxsmm_us, t.onednn_us, attnlab::ProductBackendName(t.fastest));
+  }
+  attnlab::SetProductChoices(attnlab::FastestChoices(timings));
   attnlab::Register();
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;

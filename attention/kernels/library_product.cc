@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "attention/kernels/product_choices.h"
 #include "dnnl.h"
 #include "libxsmm.h"
 
@@ -53,27 +54,21 @@ void OneDnnProduct(int rows, int cols, int depth, float alpha, const float* a, i
   }
 }
 
-// The library for a block, by the shapes where gemm_ab measured each fastest on our blocks
-// (the A/B in experiments/BENCHMARKS.md): oneDNN for long products, and for large ones with a
-// transposed lhs (a weight gradient's X^T G over 128 x 128 outputs) or with the rhs's rows far
-// apart (a column block of the LM head's vocabulary-wide weights: oneDNN packs its operands,
-// libxsmm reads them in place); libxsmm for the rest, falling back to TiledProduct where it has
-// no kernel.
+// The library for a block: the forced backend, or the one chosen for its class
+// (product_choices.h).
 enum class Library { kNone, kLibxsmm, kOneDnn };
 Library Choose(int rows, int cols, int depth, bool lhs_transposed, int64_t ldb) {
-  switch (backend.load(std::memory_order_relaxed)) {
-    case ProductBackend::kTiled: return Library::kNone;
+  ProductBackend chosen = backend.load(std::memory_order_relaxed);
+  if (chosen == ProductBackend::kChosen) {
+    const bool strided_rhs = ldb >= 8 * int64_t(cols);
+    chosen = GetProductChoices()[ProductClass(rows, cols, depth, lhs_transposed, strided_rhs)];
+  }
+  switch (chosen) {
     case ProductBackend::kLibxsmm: return Library::kLibxsmm;
     case ProductBackend::kOneDnn: return Library::kOneDnn;
-    case ProductBackend::kChosen: break;
+    default:
+      return Library::kNone;
   }
-  const bool large = int64_t(rows) * cols * depth >= 128 * 128 * 256;
-  const bool strided_rhs = ldb >= 8 * int64_t(cols);
-  // The LM head's dL/dW block (128 x 128 x 512, a chunk's tokens deep): as fast alone, and in the
-  // step oneDNN's packing of the lhs at every block costs more.
-  if (lhs_transposed && depth > 256 && depth <= 512 && !strided_rhs) return Library::kLibxsmm;
-  return depth > 256 || (large && (lhs_transposed || strided_rhs)) ? Library::kOneDnn
-                                                                    : Library::kLibxsmm;
 }
 
 // C's rows set to (or, with accumulate, incremented by) the addend and the bias, so that the

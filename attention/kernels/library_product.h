@@ -1,7 +1,7 @@
-// Float products through the GEMM libraries (libxsmm's JIT kernels, oneDNN's sgemm) where
-// attention/kernels:gemm_ab measured them faster than TiledProduct on the blocks our layers
-// multiply; experiments/BENCHMARKS.md, "GEMM libraries against our products", has the A/B and
-// the rule.
+// Float products through the GEMM libraries (libxsmm's JIT kernels, oneDNN's sgemm) for the
+// classes of block where the machine that runs them timed them faster than TiledProduct
+// (product_choices.h); experiments/BENCHMARKS.md, "GEMM libraries against our products", has
+// the A/B on our workloads' shapes.
 #ifndef ATTNLAB_ATTENTION_KERNELS_LIBRARY_PRODUCT_H_
 #define ATTNLAB_ATTENTION_KERNELS_LIBRARY_PRODUCT_H_
 
@@ -9,8 +9,9 @@
 
 namespace attnlab {
 
-// Which code multiplies float blocks. kChosen is the default (the A/B's winner shape by
-// shape); the others force one implementation, for the A/B and for tests of each path.
+// Which code multiplies float blocks. kChosen is the default (per class of block, the
+// backend GetProductChoices() names); the others force one implementation, for the A/B and for
+// tests of each path.
 enum class ProductBackend { kChosen, kTiled, kLibxsmm, kOneDnn };
 
 // Process-wide; set before products run (not while they run).

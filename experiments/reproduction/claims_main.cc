@@ -18,6 +18,7 @@
 #include "absl/strings/str_split.h"
 #include "attention/base/files.h"
 #include "experiments/interrupt.h"
+#include "experiments/product_setup.h"
 #include "experiments/reproduction/claims_report.h"
 #include "experiments/reproduction/claims_runner.h"
 #include "experiments/this_build.h"
@@ -67,6 +68,10 @@ int Main(int argc, char** argv) {
   }
   options.reuse = *reuse;
   options.code = ThisBuild();
+  if (absl::Status status = ApplyProductBackendFlag(&options.code); !status.ok()) {
+    std::fprintf(stderr, "%s\n", std::string(status.message()).c_str());
+    return 2;
+  }
   options.quick = absl::GetFlag(FLAGS_quick);
   options.out_dir = ResolveUserPath(absl::GetFlag(FLAGS_out));
   options.threads = absl::GetFlag(FLAGS_threads) > 0
