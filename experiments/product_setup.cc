@@ -46,8 +46,6 @@ class FileLock {
   int fd_;
 };
 
-const char* ChoiceName(ProductBackend backend) { return ProductBackendName(backend); }
-
 // Times every class, logging to stderr.
 std::vector<ProductClassTiming> Tune(const std::string& machine) {
   std::fprintf(stderr,
@@ -82,7 +80,7 @@ std::string ProductChoicesFile(const std::string& machine,
   for (const ProductClassTiming& t : timings) {
     absl::StrAppendFormat(&text, "# %s\t%d x %d x %d\t%.2f\t%.2f\t%.2f\t%s\n",
                           ProductClassName(t.product_class), t.rows, t.cols, t.depth, t.tiled_us,
-                          t.libxsmm_us, t.onednn_us, ChoiceName(t.fastest));
+                          t.libxsmm_us, t.onednn_us, ProductBackendName(t.fastest));
   }
   return text;
 }
@@ -115,29 +113,28 @@ absl::StatusOr<std::string> SetUpProducts(absl::string_view backend, const std::
     SetProductBackend(forced);
     return absl::StrCat("forced ", backend);
   }
-  const std::string machine = CurrentMachine();
-  ProductChoices choices;
   if (cache_dir.empty()) {
     // Choices timed afresh by every process would differ from run to run (and so would the
     // code version): without a place to keep them, every block is tiled (Bazel's tests).
     SetProductBackend(ProductBackend::kTiled);
     return std::string("tiled: no cache directory");
+  }
+  const std::string machine = CurrentMachine();
+  const std::string path = ProductChoicesPath(cache_dir, machine);
+  RETURN_IF_ERROR(MakeDirectories(DirectoryOf(path)));
+  const FileLock lock(path + ".lock");
+  if (!lock.ok()) return ErrnoError(absl::StrCat("cannot open ", path, ".lock"));
+  ProductChoices choices;
+  absl::StatusOr<std::string> text = ReadFile(path);
+  if (text.ok()) {
+    ASSIGN_OR_RETURN(choices, ParseProductChoicesFile(path, *text));
+  } else if (absl::IsNotFound(text.status())) {
+    const std::vector<ProductClassTiming> timings = Tune(machine);
+    RETURN_IF_ERROR(WriteFileAtomically(path, ProductChoicesFile(machine, timings)));
+    std::fprintf(stderr, "products: kept in %s\n", path.c_str());
+    choices = FastestChoices(timings);
   } else {
-    const std::string path = ProductChoicesPath(cache_dir, machine);
-    RETURN_IF_ERROR(MakeDirectories(DirectoryOf(path)));
-    const FileLock lock(path + ".lock");
-    if (!lock.ok()) return ErrnoError(absl::StrCat("cannot open ", path, ".lock"));
-    absl::StatusOr<std::string> text = ReadFile(path);
-    if (text.ok()) {
-      ASSIGN_OR_RETURN(choices, ParseProductChoicesFile(path, *text));
-    } else if (absl::IsNotFound(text.status())) {
-      const std::vector<ProductClassTiming> timings = Tune(machine);
-      RETURN_IF_ERROR(WriteFileAtomically(path, ProductChoicesFile(machine, timings)));
-      std::fprintf(stderr, "products: kept in %s\n", path.c_str());
-      choices = FastestChoices(timings);
-    } else {
-      return text.status();
-    }
+    return text.status();
   }
   SetProductBackend(ProductBackend::kChosen);
   SetProductChoices(choices);
