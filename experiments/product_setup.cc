@@ -4,6 +4,7 @@
 #include <sys/file.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 
@@ -34,8 +35,14 @@ constexpr int kTimingRepeats = 5;
 // ranks, runs side by side) wait for its file instead of timing at the same time.
 class FileLock {
  public:
-  explicit FileLock(const std::string& path) : fd_(open(path.c_str(), O_CREAT | O_RDWR, 0644)) {
-    if (fd_ >= 0) flock(fd_, LOCK_EX);
+  explicit FileLock(const std::string& path)
+      : fd_(open(path.c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0644)) {
+    while (fd_ >= 0 && flock(fd_, LOCK_EX) != 0) {
+      if (errno != EINTR) {
+        close(fd_);
+        fd_ = -1;
+      }
+    }
   }
   ~FileLock() {
     if (fd_ >= 0) close(fd_);  // closing releases the lock
@@ -123,7 +130,7 @@ absl::StatusOr<std::string> SetUpProducts(absl::string_view backend, const std::
   const std::string path = ProductChoicesPath(cache_dir, machine);
   RETURN_IF_ERROR(MakeDirectories(DirectoryOf(path)));
   const FileLock lock(path + ".lock");
-  if (!lock.ok()) return ErrnoError(absl::StrCat("cannot open ", path, ".lock"));
+  if (!lock.ok()) return ErrnoError(absl::StrCat("cannot lock ", path, ".lock"));
   ProductChoices choices;
   absl::StatusOr<std::string> text = ReadFile(path);
   if (text.ok()) {
