@@ -63,7 +63,7 @@ std::vector<ProductClassTiming> Tune(const std::string& machine) {
   std::vector<ProductClassTiming> timings = TimeProductClasses(kTimingRepeats);
   const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
   std::fprintf(stderr, "products: tuned in %.1f s: %s\n", took.count(),
-               ProductChoicesString(FastestChoices(timings)).c_str());
+               ProductChoicesString(ChoicesOf(timings)).c_str());
   return timings;
 }
 
@@ -77,19 +77,13 @@ std::string ProductChoicesPath(const std::string& cache_dir, const std::string& 
 
 std::string ProductChoicesFile(const std::string& machine,
                                const std::vector<ProductClassTiming>& timings) {
-  std::string text = absl::StrCat(
-      "# attnlab: the float product chosen for each class of block on ", machine,
-      ",\n# the first of tiled, libxsmm, onednn within 3% of the fastest "
-      "(experiments/product_setup.h).\n"
-      "# Delete this file to tune again.\nchoices\t",
-      ProductChoicesString(FastestChoices(timings)),
-      "\n# class\tblock (rows x cols x depth)\ttiled us\tlibxsmm us\tonednn us\tchosen\n");
-  for (const ProductClassTiming& t : timings) {
-    absl::StrAppendFormat(&text, "# %s\t%d x %d x %d\t%.2f\t%.2f\t%.2f\t%s\n",
-                          ProductClassName(t.product_class), t.rows, t.cols, t.depth, t.tiled_us,
-                          t.libxsmm_us, t.onednn_us, ProductBackendName(t.fastest));
-  }
-  return text;
+  std::string text =
+      absl::StrCat("# attnlab: the float product chosen for each class of block on ", machine,
+                   ",\n# the first of tiled, libxsmm, onednn within 3% of the fastest "
+                   "(experiments/product_setup.h).\n"
+                   "# Delete this file to tune again.\nchoices\t",
+                   ProductChoicesString(ChoicesOf(timings)), "\n");
+  return text + ProductTimingsTable(timings);
 }
 
 absl::StatusOr<ProductChoices> ParseProductChoicesFile(const std::string& path,
@@ -139,7 +133,7 @@ absl::StatusOr<std::string> SetUpProducts(absl::string_view backend, const std::
     const std::vector<ProductClassTiming> timings = Tune(machine);
     RETURN_IF_ERROR(WriteFileAtomically(path, ProductChoicesFile(machine, timings)));
     std::fprintf(stderr, "products: kept in %s\n", path.c_str());
-    choices = FastestChoices(timings);
+    choices = ChoicesOf(timings);
   } else {
     return text.status();
   }

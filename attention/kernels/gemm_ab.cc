@@ -222,13 +222,8 @@ int main(int argc, char** argv) {
                attnlab::OneDnnIsa(), attnlab::openblas_core, attnlab::kPacketSize<float>);
   // ours/chosen: the classes' choices timed here, as a program's first run on this CPU would.
   const std::vector<attnlab::ProductClassTiming> timings = attnlab::TimeProductClasses(5);
-  std::fprintf(stderr, "product classes (us a product: tiled, libxsmm, onednn -> chosen):\n");
-  for (const attnlab::ProductClassTiming& t : timings) {
-    std::fprintf(stderr, "  %-44s %4d x %4d x %4d  %9.2f %9.2f %9.2f -> %s\n",
-                 attnlab::ProductClassName(t.product_class).c_str(), t.rows, t.cols, t.depth,
-                 t.tiled_us, t.libxsmm_us, t.onednn_us, attnlab::ProductBackendName(t.fastest));
-  }
-  attnlab::SetProductChoices(attnlab::FastestChoices(timings));
+  std::fprintf(stderr, "%s", attnlab::ProductTimingsTable(timings).c_str());
+  attnlab::SetProductChoices(attnlab::ChoicesOf(timings));
   attnlab::Register();
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;

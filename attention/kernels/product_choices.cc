@@ -6,6 +6,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "attention/kernels/tiled_product.h"
 
 namespace attnlab {
@@ -110,7 +111,7 @@ ProductClassTiming TimeClass(int product_class, int repeats) {
   const double fastest = std::min({best[0], best[1], best[2]});
   int chosen = 0;
   while (best[chosen] * 0.97 > fastest) ++chosen;
-  timing.fastest = kBackends[chosen];
+  timing.chosen = kBackends[chosen];
   return timing;
 }
 
@@ -179,10 +180,21 @@ std::vector<ProductClassTiming> TimeProductClasses(int repeats) {
   return timings;
 }
 
-ProductChoices FastestChoices(const std::vector<ProductClassTiming>& timings) {
+ProductChoices ChoicesOf(const std::vector<ProductClassTiming>& timings) {
   ProductChoices choices = AllTiled();
-  for (const ProductClassTiming& timing : timings) choices[timing.product_class] = timing.fastest;
+  for (const ProductClassTiming& timing : timings) choices[timing.product_class] = timing.chosen;
   return choices;
+}
+
+std::string ProductTimingsTable(const std::vector<ProductClassTiming>& timings) {
+  std::string table =
+      "# class\tblock (rows x cols x depth)\ttiled us\tlibxsmm us\tonednn us\tchosen\n";
+  for (const ProductClassTiming& t : timings) {
+    absl::StrAppendFormat(&table, "# %s\t%d x %d x %d\t%.2f\t%.2f\t%.2f\t%s\n",
+                          ProductClassName(t.product_class), t.rows, t.cols, t.depth, t.tiled_us,
+                          t.libxsmm_us, t.onednn_us, ProductBackendName(t.chosen));
+  }
+  return table;
 }
 
 }  // namespace attnlab

@@ -44,14 +44,17 @@ struct ProductClassTiming {
   int product_class = 0;
   int rows = 0, cols = 0, depth = 0;
   double tiled_us = 0, libxsmm_us = 0, onednn_us = 0;
-  ProductBackend fastest = ProductBackend::kTiled;
+  ProductBackend chosen = ProductBackend::kTiled;
 };
 
 // Times a representative block of every class on the three backends, on the calling thread,
 // the backends interleaved so that a drift in the machine's speed hits all three. Leaves the
 // process's backend as it found it.
 std::vector<ProductClassTiming> TimeProductClasses(int repeats);
-ProductChoices FastestChoices(const std::vector<ProductClassTiming>& timings);
+ProductChoices ChoicesOf(const std::vector<ProductClassTiming>& timings);
+// The timings as comment lines, one a class: "# class\tblock (rows x cols x depth)\ttiled us\t
+// libxsmm us\tonednn us\tchosen", a header line first.
+std::string ProductTimingsTable(const std::vector<ProductClassTiming>& timings);
 
 }  // namespace attnlab
 

@@ -2,7 +2,11 @@
 
 #include <algorithm>
 #include <set>
+#include <string>
+#include <vector>
 
+#include "absl/strings/match.h"
+#include "absl/strings/str_split.h"
 #include "attention/kernels/product.h"
 #include "gtest/gtest.h"
 
@@ -94,14 +98,19 @@ TEST(ProductChoicesTest, TimingsCoverEveryClassAndPickTheFastest) {
     EXPECT_GT(t.onednn_us, 0);
     const double times[] = {t.tiled_us, t.libxsmm_us, t.onednn_us};
     const double fastest = std::min({times[0], times[1], times[2]});
-    const int chosen = t.fastest == ProductBackend::kTiled     ? 0
-                       : t.fastest == ProductBackend::kLibxsmm ? 1
-                                                               : 2;
+    const int chosen = t.chosen == ProductBackend::kTiled     ? 0
+                       : t.chosen == ProductBackend::kLibxsmm ? 1
+                                                              : 2;
     EXPECT_LE(times[chosen] * 0.97, fastest);
     for (int before = 0; before < chosen; ++before) EXPECT_GT(times[before] * 0.97, fastest);
   }
-  const ProductChoices choices = FastestChoices(timings);
-  for (int c = 0; c < kProductClasses; ++c) EXPECT_EQ(choices[c], timings[c].fastest);
+  const ProductChoices choices = ChoicesOf(timings);
+  for (int c = 0; c < kProductClasses; ++c) EXPECT_EQ(choices[c], timings[c].chosen);
+  // The table: a header, then a line a class ending in its chosen backend.
+  const std::vector<std::string> lines =
+      absl::StrSplit(ProductTimingsTable(timings), '\n', absl::SkipEmpty());
+  ASSERT_EQ(lines.size(), size_t(kProductClasses) + 1);
+  EXPECT_TRUE(absl::EndsWith(lines[1], ProductBackendName(timings[0].chosen))) << lines[1];
   EXPECT_EQ(GetProductBackend(), ProductBackend::kChosen);  // left as it was
 }
 
