@@ -1,4 +1,6 @@
 // Penalties on query-key matrices (config: regularizers.proto), each with its exact gradient.
+#include <cmath>
+
 #include "absl/status/statusor.h"
 #include "attention/base/field_error.h"
 #include "attention/plugin_registry.h"
@@ -41,8 +43,9 @@ class Locater : public WeightedPenalty<T> {
   }
 };
 
-// A reading of LocAteR that keeps the eigenvalue mean: ||W - mI||^2 / ||W||^2 is invariant to
-// W -> cW, so, unlike locater, it cannot be lowered by shrinking W_QK (and its mean) toward 0.
+// A scale-free reading of LocAteR: ||W - mI||^2 / ||W||^2 = 1 - d m^2 / ||W||^2 is invariant to
+// W -> cW, so, unlike locater, it cannot be lowered by shrinking W_QK; it is lowered by growing
+// |m| against ||W||, which moves the mean (locater_anchored holds it).
 // With V = ||W - mI||^2 and F = ||W||^2: grad = 2 lambda ((W - mI) / F - V W / F^2).
 template <typename T>
 class LocaterScaleFree : public WeightedPenalty<T> {
@@ -65,6 +68,33 @@ class LocaterScaleFree : public WeightedPenalty<T> {
     *grad = (2 * this->lambda_ / squared_norm) * (traceless - (spread / squared_norm) * w);
     return this->lambda_ * spread / squared_norm;
   }
+};
+
+// ||W - aI||^2 with a fixed anchor a: the spread around the mean plus d (m - a)^2, so the
+// penalty holds the eigenvalue mean at a while it shrinks the spread. Gradient 2 lambda (W - aI).
+template <typename T>
+class LocaterAnchored : public WeightedPenalty<T> {
+ public:
+  LocaterAnchored(double lambda, double mean)
+      : WeightedPenalty<T>(lambda), mean_(static_cast<T>(mean)) {}
+  static absl::StatusOr<std::unique_ptr<LocaterAnchored<T>>> Create(
+      const plugins::AnchoredLocaterConfig& c) {
+    if (!(c.lambda() >= 0)) return FieldError("lambda", "must be >= 0");
+    if (!c.has_mean()) {
+      return FieldError("mean", "required: the eigenvalue mean the penalty keeps");
+    }
+    if (!std::isfinite(c.mean())) return FieldError("mean", "must be finite");
+    return std::make_unique<LocaterAnchored<T>>(c.lambda(), c.mean());
+  }
+  T Penalty(const Matrix<T>& w, Matrix<T>* grad) const override {
+    Matrix<T> offset = w;
+    offset.diagonal().array() -= mean_;
+    *grad = (2 * this->lambda_) * offset;
+    return this->lambda_ * offset.squaredNorm();
+  }
+
+ private:
+  T mean_;
 };
 
 template <typename T>
@@ -104,9 +134,13 @@ class TraceVariance : public WeightedPenalty<T> {
 
 ATTNLAB_REGISTER_REGULARIZER("locater", plugins::RegularizerConfig, Locater,
                              "lambda ||W_QK - (tr W_QK / d) I||_F^2 (LocAteR, our reading)");
-ATTNLAB_REGISTER_REGULARIZER("locater_scale_free", plugins::RegularizerConfig, LocaterScaleFree,
-                             "lambda ||W_QK - (tr W_QK / d) I||_F^2 / ||W_QK||_F^2 (LocAteR keeping "
-                             "the mean: the spread relative to the scale)");
+ATTNLAB_REGISTER_REGULARIZER(
+    "locater_scale_free", plugins::RegularizerConfig, LocaterScaleFree,
+    "lambda ||W_QK - (tr W_QK / d) I||_F^2 / ||W_QK||_F^2 (LocAteR free of "
+    "W_QK's scale: the spread relative to the norm)");
+ATTNLAB_REGISTER_REGULARIZER("locater_anchored", plugins::AnchoredLocaterConfig, LocaterAnchored,
+                             "lambda ||W_QK - mean I||_F^2 (LocAteR holding the eigenvalue mean at "
+                             "a given value)");
 ATTNLAB_REGISTER_REGULARIZER("frobenius", plugins::RegularizerConfig, Frobenius,
                              "lambda ||W_QK||_F^2");
 ATTNLAB_REGISTER_REGULARIZER("trace_variance", plugins::RegularizerConfig, TraceVariance,

@@ -17,6 +17,17 @@ std::unique_ptr<Regularizer<double>> Make(const std::string& name, double lambda
   return std::move(*regularizer);
 }
 
+std::unique_ptr<Regularizer<double>> MakeAnchored(double lambda, double mean) {
+  plugins::AnchoredLocaterConfig config;
+  config.set_lambda(lambda);
+  config.set_mean(mean);
+  google::protobuf::Any any;
+  any.PackFrom(config);
+  auto regularizer = RegularizerRegistry<double>().Create("locater_anchored", any);
+  EXPECT_TRUE(regularizer.ok()) << regularizer.status();
+  return std::move(*regularizer);
+}
+
 TEST(RegularizersTest, ValuesByHand) {
   Matrix<double> w(2, 2), grad;
   w << 3, 1, 2, 1;  // trace 4, mean 2; W - 2I = [[1, 1], [2, -1]]
@@ -37,9 +48,26 @@ TEST(RegularizersTest, ValuesByHand) {
   EXPECT_TRUE(grad.isZero());
 }
 
+TEST(RegularizersTest, AnchoredLocaterByHand) {
+  Matrix<double> w(2, 2), grad;
+  w << 3, 1, 2, 1;  // mean 2; W - 1I = [[2, 1], [2, 0]]: 9 = spread 7 + d (2 - 1)^2
+  EXPECT_NEAR(MakeAnchored(0.5, 1)->Penalty(w, &grad), 0.5 * 9, 1e-15);
+  Matrix<double> expected(2, 2);
+  expected << 2, 1, 2, 0;
+  EXPECT_TRUE(grad.isApprox(expected));  // 2 lambda (W - 1I)
+  // Anchored at the mean, it is LocAteR, and its gradient leaves the trace alone.
+  EXPECT_NEAR(MakeAnchored(0.5, 2)->Penalty(w, &grad), Make("locater", 0.5)->Penalty(w, &grad),
+              1e-15);
+  EXPECT_NEAR(grad.trace(), 0, 1e-15);
+  // Unlike locater, a multiple of I pays for its distance from the anchor: 3 (5 - 2)^2.
+  EXPECT_NEAR(MakeAnchored(1, 2)->Penalty(5 * Matrix<double>::Identity(3, 3), &grad), 27, 1e-12);
+}
+
 TEST(RegularizersTest, GradientsMatchFiniteDifferences) {
-  for (const char* name : {"locater", "locater_scale_free", "frobenius", "trace_variance"}) {
-    const auto regularizer = Make(name, 0.3);
+  for (const char* name :
+       {"locater", "locater_scale_free", "locater_anchored", "frobenius", "trace_variance"}) {
+    const auto regularizer =
+        std::string(name) == "locater_anchored" ? MakeAnchored(0.3, 0.7) : Make(name, 0.3);
     Matrix<double> w = Matrix<double>::Random(4, 4), grad, scratch;
     regularizer->Penalty(w, &grad);
     for (Eigen::Index i = 0; i < w.size(); ++i) {
@@ -60,6 +88,19 @@ TEST(RegularizersTest, NegativeLambdaIsAnError) {
   google::protobuf::Any any;
   any.PackFrom(config);
   EXPECT_FALSE(RegularizerRegistry<double>().Create("locater", any).ok());
+}
+
+TEST(RegularizersTest, AnchoredLocaterNeedsAFiniteMean) {
+  plugins::AnchoredLocaterConfig config;
+  config.set_lambda(1);
+  google::protobuf::Any any;
+  any.PackFrom(config);
+  const auto missing = RegularizerRegistry<double>().Create("locater_anchored", any);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.status().message().find("mean"), std::string::npos) << missing.status();
+  config.set_mean(std::nan(""));
+  any.PackFrom(config);
+  EXPECT_FALSE(RegularizerRegistry<double>().Create("locater_anchored", any).ok());
 }
 
 }  // namespace
