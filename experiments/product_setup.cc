@@ -19,8 +19,8 @@
 #include "experiments/user_paths.h"
 
 ABSL_FLAG(std::string, product_backend, "tuned",
-          "Which code multiplies float blocks: tuned (the fastest of tiled, libxsmm and onednn "
-          "for each class of block, timed once per CPU model and kept in "
+          "Which code multiplies float blocks: tuned (for each class of block, the first of tiled, "
+          "libxsmm, onednn within 3% of the fastest, timed once per CPU model and kept in "
           "~/.cache/attnlab/products/; tiled where neither HOME nor XDG_CACHE_HOME is set), or "
           "one of tiled, libxsmm, onednn for every block. Part of the code version: results of "
           "one are not reused by another.");
@@ -76,13 +76,11 @@ std::string ProductChoicesPath(const std::string& cache_dir, const std::string& 
 
 std::string ProductChoicesFile(const std::string& machine,
                                const std::vector<ProductClassTiming>& timings) {
-  std::string text =
-      absl::StrCat("# attnlab: the float product chosen for each class of block on ", machine,
-                   ",\n# the first of tiled, libxsmm, onednn within 3% of the fastest "
-                   "(experiments/product_setup.h).\n"
-                   "# Delete this file to tune again.\nchoices\t",
-                   ProductChoicesString(ChoicesOf(timings)), "\n");
-  return text + ProductTimingsTable(timings);
+  return absl::StrCat("# attnlab: the float product chosen for each class of block on ", machine,
+                      ",\n# the first of tiled, libxsmm, onednn within 3% of the fastest "
+                      "(experiments/product_setup.h).\n"
+                      "# Delete this file to tune again.\nchoices\t",
+                      ProductChoicesString(ChoicesOf(timings)), "\n", ProductTimingsTable(timings));
 }
 
 absl::StatusOr<ProductChoices> ParseProductChoicesFile(const std::string& path,

@@ -4,7 +4,7 @@
 // "ours/<backend>" is ParallelProduct as the layers call it (blocks of 128 columns or 256 rows,
 // a small transposed rhs copied row-major, Eigen's GEMM for a large one), each block multiplied
 // by one ProductBackend: tiled (TiledProduct), libxsmm (its JIT kernel, TiledProduct where it
-// has none), onednn (dnnl_sgemm), chosen (each class's fastest, timed first: product_choices.h).
+// has none), onednn (dnnl_sgemm), chosen (each class's choice, timed first: product_choices.h).
 // The others multiply the whole shape in one call: BLIS (bli_sgemm, any strides), libxsmm
 // (libxsmm_smmdispatch; n/a where it generates none), oneDNN (dnnl_sgemm) and OpenBLAS
 // (cblas_sgemm, loaded with its own kernel choice: the A/B runs with OPENBLAS_CORETYPE and
