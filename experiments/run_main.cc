@@ -11,7 +11,6 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
@@ -20,6 +19,7 @@
 #include "attention/plugin_registry.h"
 #include "datasets/dataset_plugin.h"
 #include "experiments/cluster.h"
+#include "experiments/command_line.h"
 #include "experiments/field_path.h"
 #include "experiments/interrupt.h"
 #include "experiments/product_setup.h"
@@ -113,7 +113,7 @@ int Main(int argc, char** argv) {
   absl::SetProgramUsageMessage(
       "Runs an attnlab experiment spec.\n  run --spec=FILE [--out=DIR] [--threads=N] "
       "[--reuse=same|rerun|any] [--dry_run] [--list_plugins]");
-  absl::ParseCommandLine(argc, argv);
+  if (!ParseFlagsOnly(argc, argv)) return 2;
   if (absl::GetFlag(FLAGS_list_plugins)) {
     if (absl::GetFlag(FLAGS_markdown)) std::printf("| kind | plugin | what it is |\n|---|---|---|\n");
     ListPlugins(LayerRegistry<double>());

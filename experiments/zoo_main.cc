@@ -4,9 +4,9 @@
 #include <string>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
 #include "absl/strings/str_split.h"
 #include "attention/base/files.h"
+#include "experiments/command_line.h"
 #include "experiments/interrupt.h"
 #include "experiments/product_setup.h"
 #include "experiments/this_build.h"
@@ -28,7 +28,7 @@ namespace attnlab {
 namespace {
 
 int Main(int argc, char** argv) {
-  absl::ParseCommandLine(argc, argv);
+  if (!ParseFlagsOnly(argc, argv)) return 2;
   std::string path = ResolveUserPath(absl::GetFlag(FLAGS_zoo));
   if (path.empty()) path = ResolveWorkspacePath(absl::GetFlag(FLAGS_default_zoo));
   if (path.empty()) {

@@ -12,11 +12,11 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "attention/base/files.h"
+#include "experiments/command_line.h"
 #include "experiments/interrupt.h"
 #include "experiments/product_setup.h"
 #include "experiments/reproduction/claims_report.h"
@@ -51,7 +51,7 @@ int Main(int argc, char** argv) {
   absl::SetProgramUsageMessage(
       "Judges the papers' claims from runs of this code.\n  claims [--paper=N] [--quick] "
       "[--check_quick] [--write=false] [--out=DIR] [--threads=N] [--reuse=rerun|same|any]");
-  absl::ParseCommandLine(argc, argv);
+  if (!ParseFlagsOnly(argc, argv)) return 2;
   if (absl::GetFlag(FLAGS_threads) < 0) {
     std::fprintf(stderr, "--threads=%d: must be >= 0\n", absl::GetFlag(FLAGS_threads));
     return 2;
