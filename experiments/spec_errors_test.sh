@@ -49,9 +49,6 @@ expect "$data/no_such_spec.textproto: cannot read spec file (No such file or dir
 expect "--set optimizer.lr=fast: value 'fast' for 'optimizer.lr' does not parse: column 5: Expected double, got: fast" \
   --spec=experiments/max_margin/1a.textproto --dry_run --set=optimizer.lr=fast --set=training.steps=5
 expect "--threads=-1: must be >= 0" --spec="$data/unknown_plugin.textproto" --threads=-1
-# A word that is not a flag: refused, not ignored (the spec would run as if it were absent).
-expect "1a.textproto: not a flag (flags are written --name=value; --help lists them)" \
-  --spec=experiments/max_margin/1a.textproto 1a.textproto
 
 # A batch larger than the machine's memory: a spec error, not std::bad_alloc (rc 134) at run time.
 expect "experiments/max_margin/1a.textproto:39:1: training.batch_size: a batch of 2147483647 samples of 3 x 3 takes 144 GiB for its inputs alone; this machine has ..." \
