@@ -29,26 +29,33 @@ constexpr bool ContiguousRows() {
          D::InnerStrideAtCompileTime == 1;
 }
 
+// y 2^n, n integral: one instruction with AVX-512 (vscalefps), Eigen's pldexp elsewhere (which
+// is exact over the whole range, subnormal and zero results included).
+template <typename P>
+EIGEN_ALWAYS_INLINE P Scale2(const P& y, const P& n) {
+  return Eigen::internal::pldexp(y, n);
+}
 #ifdef EIGEN_VECTORIZE_AVX512
-// y 2^n, n integral: one instruction where exponent arithmetic on integers takes several.
 EIGEN_ALWAYS_INLINE __m512 Scale2(__m512 y, __m512 n) { return _mm512_scalef_ps(y, n); }
 EIGEN_ALWAYS_INLINE __m256 Scale2(__m256 y, __m256 n) { return _mm256_scalef_ps(y, n); }
 EIGEN_ALWAYS_INLINE __m512d Scale2(__m512d y, __m512d n) { return _mm512_scalef_pd(y, n); }
+EIGEN_ALWAYS_INLINE __m256d Scale2(__m256d y, __m256d n) { return _mm256_scalef_pd(y, n); }
 #endif
 
-// exp(x), exactly 0 for x = -infinity, NaN for NaN, for a packet P of T (a full one by
-// default, or the half one that fused_softmax.cc uses for a row's last keys). Float with
-// AVX-512: Eigen's pexp (x = n ln 2 + r in two FMAs, Cephes' polynomial for exp(r)) with
-// vscalefps for the 2^n, in about half of pexp's instructions (it builds 2^n from integer
-// shifts); the softmax's exponentials are most of its arithmetic. Double with AVX-512: the
-// same reduction and exp(r)'s Taylor polynomial to degree 13 (the first term left out is under
-// 5e-18 for |r| <= ln 2 / 2), with no division (Eigen's double pexp divides in a Pade form).
-// Elsewhere Eigen's pexp, which clamps -infinity to a finite input.
+// exp(x) for a SIMD packet P of T (a full one by default, or the half one that fused_softmax.cc
+// uses for a row's last keys): exactly 0 for x = -infinity and wherever exp(x) is under half the
+// smallest subnormal, infinite above exp's range, NaN for NaN, on every ISA (Eigen's pexp clamps
+// its input, so that exp(-105.f) came out as 2.9e-39 and exp(-746.) as 5.6e-309 without AVX-512:
+// a floor under every saturated probability, which paper 1's gradient is made of).
+// Float: Eigen's pexp reduction (x = n ln 2 + r in two FMAs, Cephes' polynomial for exp(r)) with
+// Scale2 for the 2^n. Double: the same reduction and exp(r)'s Taylor polynomial to degree 13 (the
+// first term left out is under 5e-18 for |r| <= ln 2 / 2), with no division (Eigen's double
+// pexp divides in a Pade form). The softmax's exponentials are most of its arithmetic.
 template <typename T, typename P = Packet<T>>
 EIGEN_ALWAYS_INLINE P Exp(const P& x) {
   using namespace Eigen::internal;
-#ifdef EIGEN_VECTORIZE_AVX512
-  if constexpr (std::is_same_v<P, Packet8d>) {
+  static_assert(!std::is_arithmetic_v<P>, "Exp takes SIMD packets");
+  if constexpr (std::is_same_v<T, double>) {
     // exp(-745.2) is under half the smallest denormal, so -infinity gives 0; above 709.79 the
     // result is infinite anyway.
     const P v = pmin(pmax(x, pset1<P>(-745.2)), pset1<P>(709.79));
@@ -65,8 +72,8 @@ EIGEN_ALWAYS_INLINE P Exp(const P& x) {
                                              1.0};
     for (double c : kInverseFactorials) y = pmadd(y, r, pset1<P>(c));
     return Scale2(y, n);
-  }
-  if constexpr (std::is_same_v<P, Packet16f> || std::is_same_v<P, Packet8f>) {
+  } else {
+    static_assert(std::is_same_v<T, float>, "Exp is for float and double");
     // exp(-110) is under half the smallest denormal, so -infinity gives 0; above 88.8 the
     // result is infinite anyway. Eigen's pmax(x, c) and pmin(x, c) return x for a NaN x.
     const P v = pmin(pmax(x, pset1<P>(-110.0f)), pset1<P>(88.8f));
@@ -83,9 +90,6 @@ EIGEN_ALWAYS_INLINE P Exp(const P& x) {
     y = pmadd(y, r2, y2);
     return Scale2(y, n);
   }
-#endif
-  const P minus_inf = pset1<P>(-std::numeric_limits<T>::infinity());
-  return pselect(pcmp_eq(x, minus_inf), pset1<P>(T(0)), pexp(x));
 }
 
 }  // namespace softmax_internal
