@@ -1,24 +1,34 @@
 #include "attention/kernels/gaussian.h"
 
+#include <immintrin.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 
-#ifdef __AVX512F__
-#include <immintrin.h>
-#endif
-
 namespace attnlab {
 namespace {
 
-typedef uint32_t U32x16 __attribute__((vector_size(64)));
-typedef int32_t I32x16 __attribute__((vector_size(64)));
-typedef float F32x16 __attribute__((vector_size(64)));
+// The 16 generators run in vectors of kLanes lanes, one register each: 16 with AVX-512, 8 with
+// AVX (2 per step), 4 otherwise. The draws are the same at every width. (Vectors wider than a
+// register are split by GCC into scalar code for the comparisons, and change the ABI of the
+// functions that take them.)
+#if defined(__AVX512F__)
+constexpr int kLanes = 16;
+#elif defined(__AVX__)
+constexpr int kLanes = 8;
+#else
+constexpr int kLanes = 4;
+#endif
+constexpr int kGenerators = 16;
+typedef uint32_t U32s __attribute__((vector_size(4 * kLanes)));
+typedef int32_t I32s __attribute__((vector_size(4 * kLanes)));
+typedef float F32s __attribute__((vector_size(4 * kLanes)));
 
-// One step of 16 xoshiro128+ generators.
-inline U32x16 NextBits(U32x16& s0, U32x16& s1, U32x16& s2, U32x16& s3) {
-  const U32x16 result = s0 + s3;
-  const U32x16 t = s1 << 9;
+// One step of kLanes xoshiro128+ generators.
+inline U32s NextBits(U32s& s0, U32s& s1, U32s& s2, U32s& s3) {
+  const U32s result = s0 + s3;
+  const U32s t = s1 << 9;
   s2 ^= s0;
   s3 ^= s1;
   s1 ^= s2;
@@ -29,17 +39,17 @@ inline U32x16 NextBits(U32x16& s0, U32x16& s1, U32x16& s2, U32x16& s3) {
 }
 
 // Natural log for normal positive floats (Cephes logf), |error| < 1e-6.
-inline F32x16 Log(F32x16 x) {
+inline F32s Log(F32s x) {
   // (Vector casts between same-sized vector types reinterpret the bits.)
-  const I32x16 bits = (I32x16)x;
-  I32x16 exponent = ((bits >> 23) & 0xff) - 126;  // x = m * 2^exponent, m in [0.5, 1)
-  F32x16 m = (F32x16)((bits & 0x007fffff) | 0x3f000000);
-  const I32x16 small = m < 0.70710678f;  // all ones where m < sqrt(1/2): use 2m, exponent - 1
+  const I32s bits = (I32s)x;
+  I32s exponent = ((bits >> 23) & 0xff) - 126;  // x = m * 2^exponent, m in [0.5, 1)
+  F32s m = (F32s)((bits & 0x007fffff) | 0x3f000000);
+  const I32s small = m < 0.70710678f;  // all ones where m < sqrt(1/2): use 2m, exponent - 1
   exponent += small;
-  m += (F32x16)((I32x16)m & small);
-  const F32x16 f = m - 1.0f;
-  const F32x16 z = f * f;
-  F32x16 y = f * 7.0376836292e-2f - 1.1514610310e-1f;
+  m += (F32s)((I32s)m & small);
+  const F32s f = m - 1.0f;
+  const F32s z = f * f;
+  F32s y = f * 7.0376836292e-2f - 1.1514610310e-1f;
   y = y * f + 1.1676998740e-1f;
   y = y * f - 1.2420140846e-1f;
   y = y * f + 1.4249322787e-1f;
@@ -48,24 +58,24 @@ inline F32x16 Log(F32x16 x) {
   y = y * f - 2.4999993993e-1f;
   y = y * f + 3.3333331174e-1f;
   y = y * f * z;
-  const F32x16 e = __builtin_convertvector(exponent, F32x16);
+  const F32s e = __builtin_convertvector(exponent, F32s);
   y += -2.12194440e-4f * e - 0.5f * z;
   return f + y + 0.693359375f * e;
 }
 
 // Bit i set where w[i] >= 5.
-inline uint32_t TailLanes(F32x16 w) {
-#ifdef __AVX512F__
+inline uint32_t TailLanes(F32s w) {
+#if defined(__AVX512F__)
   return _mm512_cmp_ps_mask((__m512)w, _mm512_set1_ps(5.0f), _CMP_GE_OQ);
+#elif defined(__AVX__)
+  return _mm256_movemask_ps(_mm256_cmp_ps((__m256)w, _mm256_set1_ps(5.0f), _CMP_GE_OQ));
 #else
-  uint32_t mask = 0;
-  for (int lane = 0; lane < 16; ++lane) mask |= uint32_t(w[lane] >= 5.0f) << lane;
-  return mask;
+  return _mm_movemask_ps(_mm_cmpge_ps((__m128)w, _mm_set1_ps(5.0f)));
 #endif
 }
 
 // Giles' tail polynomial for the lanes in `mask`.
-__attribute__((noinline)) F32x16 FixTailLanes(F32x16 p, F32x16 w, uint32_t mask) {
+__attribute__((noinline)) F32s FixTailLanes(F32s p, F32s w, uint32_t mask) {
   for (; mask != 0; mask &= mask - 1) {
     const int lane = __builtin_ctz(mask);
     const float b = std::sqrt(w[lane]) - 3.0f;
@@ -82,10 +92,10 @@ __attribute__((noinline)) F32x16 FixTailLanes(F32x16 p, F32x16 w, uint32_t mask)
 // sqrt(2) * erfinv(2u - 1) for u in (0, 1) (M. Giles, "Approximating the erfinv function",
 // GPU Computing Gems, 2011). w = -log(1 - x^2) is computed as -log(4u(1 - u)), exact for our
 // 23-bit grid of u, so the tails keep their precision.
-inline F32x16 NormalQuantile(F32x16 u) {
-  const F32x16 w = -Log(4.0f * u * (1.0f - u));
-  const F32x16 a = w - 2.5f;
-  F32x16 p = a * 2.81022636e-08f + 3.43273939e-07f;
+inline F32s NormalQuantile(F32s u) {
+  const F32s w = -Log(4.0f * u * (1.0f - u));
+  const F32s a = w - 2.5f;
+  F32s p = a * 2.81022636e-08f + 3.43273939e-07f;
   p = p * a - 3.5233877e-06f;
   p = p * a - 4.39150654e-06f;
   p = p * a + 0.00021858087f;
@@ -93,9 +103,9 @@ inline F32x16 NormalQuantile(F32x16 u) {
   p = p * a - 0.00417768164f;
   p = p * a + 0.246640727f;
   p = p * a + 1.50140941f;
-  // Tail (w >= 5, |z| > 2.9): 0.34% of lanes, so one vector in 18 has one. Find those lanes
-  // with one compare into a bit mask; the rare fix-up stays out of line so that p can live in
-  // a register on the common path.
+  // Tail (w >= 5, |z| > 2.9): 0.34% of lanes, so one 16-lane vector in 18 has one. Find those
+  // lanes with one compare into a bit mask; the rare fix-up stays out of line so that p can
+  // live in a register on the common path.
   if (const uint32_t mask = TailLanes(w)) p = FixTailLanes(p, w, mask);
   return 1.41421356f * p * (2.0f * u - 1.0f);
 }
@@ -116,7 +126,7 @@ uint64_t StreamSeed(uint64_t base, uint64_t index) {
 }
 
 GaussianStream::GaussianStream(uint64_t seed) {
-  for (int lane = 0; lane < 16; ++lane) {
+  for (int lane = 0; lane < kGenerators; ++lane) {
     const uint64_t a = SplitMix64(seed), b = SplitMix64(seed);
     state_[0][lane] = static_cast<uint32_t>(a);
     state_[1][lane] = static_cast<uint32_t>(a >> 32);
@@ -126,27 +136,33 @@ GaussianStream::GaussianStream(uint64_t seed) {
 }
 
 void GaussianStream::Fill(float* out, Eigen::Index n, float std) {
-  U32x16 s0, s1, s2, s3;
-  std::memcpy(&s0, state_[0], 64);
-  std::memcpy(&s1, state_[1], 64);
-  std::memcpy(&s2, state_[2], 64);
-  std::memcpy(&s3, state_[3], 64);
-  for (Eigen::Index i = 0; i < n; i += 16) {
-    // u = (k + 1/2) / 2^23 for the top 23 bits k: strictly inside (0, 1), and 1 - u exact.
-    // (24 bits do not fit: (2^24 - 1/2) / 2^24 rounds to exactly 1.0 in float.)
-    const U32x16 bits = NextBits(s0, s1, s2, s3) >> 9;
-    const F32x16 u = (__builtin_convertvector(bits, F32x16) + 0.5f) * (1.0f / 8388608);
-    const F32x16 z = NormalQuantile(u) * std;
-    if (i + 16 <= n) {
-      std::memcpy(out + i, &z, sizeof(z));  // constant size: one vector store
-    } else {
-      for (Eigen::Index k = 0; k < n - i; ++k) out[i + k] = z[k];
+  constexpr int kVectors = kGenerators / kLanes;
+  U32s s0[kVectors], s1[kVectors], s2[kVectors], s3[kVectors];
+  std::memcpy(s0, state_[0], sizeof(s0));
+  std::memcpy(s1, state_[1], sizeof(s1));
+  std::memcpy(s2, state_[2], sizeof(s2));
+  std::memcpy(s3, state_[3], sizeof(s3));
+  for (Eigen::Index i = 0; i < n; i += kGenerators) {
+    // Every generator steps, also where the last step stores fewer than 16 draws.
+    for (int v = 0; v < kVectors; ++v) {
+      // u = (k + 1/2) / 2^23 for the top 23 bits k: strictly inside (0, 1), and 1 - u exact.
+      // (24 bits do not fit: (2^24 - 1/2) / 2^24 rounds to exactly 1.0 in float.) Converted
+      // as signed, exact below 2^23: AVX2 has no unsigned conversion instruction.
+      const U32s bits = NextBits(s0[v], s1[v], s2[v], s3[v]) >> 9;
+      const F32s u = (__builtin_convertvector((I32s)bits, F32s) + 0.5f) * (1.0f / 8388608);
+      const F32s z = NormalQuantile(u) * std;
+      const Eigen::Index first = i + v * kLanes;
+      if (first + kLanes <= n) {
+        std::memcpy(out + first, &z, sizeof(z));  // constant size: one vector store
+      } else {
+        for (Eigen::Index k = 0; k < n - first; ++k) out[first + k] = z[k];
+      }
     }
   }
-  std::memcpy(state_[0], &s0, 64);
-  std::memcpy(state_[1], &s1, 64);
-  std::memcpy(state_[2], &s2, 64);
-  std::memcpy(state_[3], &s3, 64);
+  std::memcpy(state_[0], s0, sizeof(s0));
+  std::memcpy(state_[1], s1, sizeof(s1));
+  std::memcpy(state_[2], s2, sizeof(s2));
+  std::memcpy(state_[3], s3, sizeof(s3));
 }
 
 void GaussianStream::Fill(double* out, Eigen::Index n, double std) {

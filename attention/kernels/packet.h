@@ -17,6 +17,25 @@
 
 namespace attnlab {
 
+#if defined(EIGEN_VECTORIZE_AVX2) && !defined(EIGEN_VECTORIZE_AVX512)
+namespace packet_internal {
+
+// AVX2: masked loads and stores take a vector mask: all ones in each of the first count of
+// kLanes lanes (of 32 bits for 8 lanes or for 4 in 128 bits, of 64 bits for 4 in 256 bits).
+template <int kLanes, typename M>
+EIGEN_ALWAYS_INLINE M TailMask(int count) {
+  if constexpr (std::is_same_v<M, __m256i> && kLanes == 8) {
+    return _mm256_cmpgt_epi32(_mm256_set1_epi32(count), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+  } else if constexpr (std::is_same_v<M, __m256i>) {
+    return _mm256_cmpgt_epi64(_mm256_set1_epi64x(count), _mm256_setr_epi64x(0, 1, 2, 3));
+  } else {
+    return _mm_cmpgt_epi32(_mm_set1_epi32(count), _mm_setr_epi32(0, 1, 2, 3));
+  }
+}
+
+}  // namespace packet_internal
+#endif
+
 template <typename T>
 using Packet = typename Eigen::internal::packet_traits<T>::type;
 template <typename T>
@@ -27,8 +46,8 @@ template <typename T>
 using HalfPacket = typename Eigen::internal::unpacket_traits<Packet<T>>::half;
 
 // The last count (< lanes) entries of a row as a packet P (a full one by default), the other
-// lanes `fill`: one masked load with AVX-512 (a packet assembled in memory from scalars would
-// stall its load on store forwarding), through a buffer otherwise.
+// lanes `fill`: one masked load with AVX-512 or AVX2 (a packet assembled in memory from scalars
+// would stall its load on store forwarding), through a buffer otherwise.
 template <typename T, typename P = Packet<T>>
 P LoadTail(const T* x, int count, T fill) {
 #ifdef EIGEN_VECTORIZE_AVX512
@@ -40,6 +59,19 @@ P LoadTail(const T* x, int count, T fill) {
     return _mm256_mask_loadu_ps(_mm256_set1_ps(fill), __mmask8((1u << count) - 1), x);
   } else if constexpr (std::is_same_v<P, Eigen::internal::Packet4d>) {
     return _mm256_mask_loadu_pd(_mm256_set1_pd(fill), __mmask8((1u << count) - 1), x);
+  }
+#elif defined(EIGEN_VECTORIZE_AVX2)
+  if constexpr (std::is_same_v<P, Eigen::internal::Packet8f>) {
+    const __m256i mask = packet_internal::TailMask<8, __m256i>(count);
+    return _mm256_blendv_ps(_mm256_set1_ps(fill), _mm256_maskload_ps(x, mask),
+                            _mm256_castsi256_ps(mask));
+  } else if constexpr (std::is_same_v<P, Eigen::internal::Packet4d>) {
+    const __m256i mask = packet_internal::TailMask<4, __m256i>(count);
+    return _mm256_blendv_pd(_mm256_set1_pd(fill), _mm256_maskload_pd(x, mask),
+                            _mm256_castsi256_pd(mask));
+  } else if constexpr (std::is_same_v<P, Eigen::internal::Packet4f>) {
+    const __m128i mask = packet_internal::TailMask<4, __m128i>(count);
+    return _mm_blendv_ps(_mm_set1_ps(fill), _mm_maskload_ps(x, mask), _mm_castsi128_ps(mask));
   }
 #endif
   constexpr int kLanes = Eigen::internal::unpacket_traits<P>::size;
@@ -64,6 +96,17 @@ void StoreTail(T* y, const P& v, int count) {
     return;
   } else if constexpr (std::is_same_v<P, Eigen::internal::Packet4d>) {
     _mm256_mask_storeu_pd(y, __mmask8((1u << count) - 1), v);
+    return;
+  }
+#elif defined(EIGEN_VECTORIZE_AVX2)
+  if constexpr (std::is_same_v<P, Eigen::internal::Packet8f>) {
+    _mm256_maskstore_ps(y, packet_internal::TailMask<8, __m256i>(count), v);
+    return;
+  } else if constexpr (std::is_same_v<P, Eigen::internal::Packet4d>) {
+    _mm256_maskstore_pd(y, packet_internal::TailMask<4, __m256i>(count), v);
+    return;
+  } else if constexpr (std::is_same_v<P, Eigen::internal::Packet4f>) {
+    _mm_maskstore_ps(y, packet_internal::TailMask<4, __m128i>(count), v);
     return;
   }
 #endif

@@ -25,14 +25,27 @@ EIGEN_ALWAYS_INLINE void LastTile(int height, int row, Tile& tile) {
 
 }  // namespace row_tiles_internal
 
-// Rows of a register tile kPackets packets wide: up to 24 accumulators (of AVX-512's 32
-// registers; the rest hold B's packets and the broadcast), enough independent chains to hide
-// the FMA latency with few loads per FMA.
+// Register tiles hold as many accumulators as leave registers for B's packets and the
+// broadcast (more spill to the stack), in enough independent chains to hide the FMA latency
+// with few loads per FMA. kTilePackets: the widest tile, in packets; kTileRows: the rows of
+// a tile kPackets packets wide (the fused softmax's tiles are up to 4 packets wide on every
+// ISA). AVX-512 has 32 registers: up to 24 accumulators, 6 x 4 packets for a product; AVX2 has
+// 16: up to 12, 6 x 2 packets.
+#ifdef EIGEN_VECTORIZE_AVX512
+constexpr int kTilePackets = 4;
 template <int kPackets>
 constexpr int kTileRows = kPackets == 1   ? 8
                           : kPackets == 2 ? 12
                           : kPackets == 3 ? 8
                                           : 6;
+#else
+constexpr int kTilePackets = 2;
+template <int kPackets>
+constexpr int kTileRows = kPackets == 1   ? 8
+                          : kPackets == 2 ? 6
+                          : kPackets == 3 ? 4
+                                          : 3;
+#endif
 
 template <int kRows, typename Tile>
 EIGEN_ALWAYS_INLINE void ForEachRowTile(int rows, Tile&& tile) {

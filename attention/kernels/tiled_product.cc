@@ -86,8 +86,8 @@ void Columns(int rows, int depth, const T* a, int64_t a_row, int64_t a_col, cons
   });
 }
 
-// The columns past the last group of 4 packets: `packets` (0-4) of them, the last with
-// last_lanes columns, in one group of exactly that width.
+// The columns past the last group of kTilePackets packets: `packets` (0 to kTilePackets) of
+// them, the last with last_lanes columns, in one group of exactly that width.
 template <typename T, int kPackets>
 void LastColumns(int packets, int last_lanes, int rows, int depth, const T* a, int64_t a_row,
                  int64_t a_col, const T* b, int64_t ldb, const Output<T>& out) {
@@ -107,12 +107,12 @@ void ColumnGroups(int rows, int cols, int depth, const T* a, int64_t a_row, int6
                   const T* b, int64_t ldb, const Output<T>& out) {
   constexpr int L = kPacketSize<T>;
   int j = 0;
-  for (; j + 4 * L <= cols; j += 4 * L) {
-    Columns<T, 4>(rows, depth, a, a_row, a_col, b + j, ldb, out.Shifted(0, j));
+  for (; j + kTilePackets * L <= cols; j += kTilePackets * L) {
+    Columns<T, kTilePackets>(rows, depth, a, a_row, a_col, b + j, ldb, out.Shifted(0, j));
   }
   const int left = cols - j, packets = (left + L - 1) / L, last_lanes = left - (packets - 1) * L;
-  LastColumns<T, 4>(packets, last_lanes, rows, depth, a, a_row, a_col, b + j, ldb,
-                    out.Shifted(0, j));
+  LastColumns<T, kTilePackets>(packets, last_lanes, rows, depth, a, a_row, a_col, b + j, ldb,
+                               out.Shifted(0, j));
 }
 
 }  // namespace
@@ -122,8 +122,8 @@ void TiledProduct(int rows, int cols, int depth, T alpha, const T* a, int64_t a_
                   const T* b, int64_t ldb, T* c, int64_t ldc, bool accumulate, const T* bias,
                   const T* addend, int64_t ld_addend) {
   eigen_assert(!(accumulate && addend != nullptr));
-  // 128 steps of 4 packets of B: 32 KB in float, within L1 for every row tile that reads it
-  // (a weight gradient's depth is the whole batch: 6400 tokens in a ViT).
+  // 128 steps of a tile's packets of B: at most 32 KB in float, within L1 for every row tile
+  // that reads it (a weight gradient's depth is the whole batch: 6400 tokens in a ViT).
   constexpr int kDepth = 128;
   if (depth == 0) {
     for (int i = 0; i < rows; ++i) {
