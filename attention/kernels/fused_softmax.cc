@@ -228,7 +228,7 @@ void ForEachScoreTile(int rows, int keys, int depth, const T* k, int64_t ldk, Ti
   const T* kt = TransposedKeys(keys, depth, k, ldk);
   const int64_t ldkt = PaddedColumns<T>(keys);
   const int packets = int(ldkt / L), last_lanes = keys - (packets - 1) * L;
-  WithPackets<4>(packets, [&](auto packets_constant) {
+  WithPackets<kFusedPackets>(packets, [&](auto packets_constant) {
     constexpr int kPackets = decltype(packets_constant)::value;
     auto rows_of = [&](auto row_type) {
       ForEachRowTile<kTileRows<kPackets>>(rows, [&](auto height, int row) {

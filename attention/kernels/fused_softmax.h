@@ -1,10 +1,9 @@
 // Softmax attention scores over short rows, computed in registers: each register tile of the
-// product Q K^T holds whole rows of scores (up to 4 SIMD packets: 64 floats or 32 doubles),
+// product Q K^T holds whole rows of scores (up to 64 floats or 32 doubles: kFusedPackets),
 // so their softmax, or its backward, runs on the tile before anything is stored. A ViT head
 // (50 tokens) takes two passes less over its 50 x 50 scores this way, and the separate softmax
-// pass stalled on reading back the scores' last, partial packet. Measured per ViT head (50 x 16,
-// float, 1 thread): scores and softmax 6.1-7.1 us separately, 3.2-4.4 us fused; the backward's
-// dL/dprobs and softmax backward 3.5-5.8 us, 2.6-3.6 us fused.
+// pass stalled on reading back the scores' last, partial packet (the A/B:
+// experiments/BENCHMARKS.md).
 //
 // Compiled -O3 in fused_softmax.cc, like tiled_product.cc.
 #ifndef ATTNLAB_ATTENTION_KERNELS_FUSED_SOFTMAX_H_
@@ -18,9 +17,17 @@
 
 namespace attnlab {
 
+// The most packets in a row of keys the kernels below take: 4 with AVX-512, 8 with AVX2 (whose
+// packets are half as wide, and whose tiles of rows that long are one row high, as 16 registers
+// allow), so 64 floats or 32 doubles on either.
+#ifdef EIGEN_VECTORIZE_AVX512
+constexpr int kFusedPackets = 4;
+#else
+constexpr int kFusedPackets = 8;
+#endif
 // The longest rows of keys the kernels below take.
 template <typename T>
-constexpr int kMaxFusedKeys = 4 * kPacketSize<T>;
+constexpr int kMaxFusedKeys = kFusedPackets* kPacketSize<T>;
 
 // probs (rows x keys, row stride ldp) = softmax(scale q k^T) row by row, where q is rows x depth
 // (row stride ldq) and k is keys x depth (row stride ldk); 1 <= keys <= kMaxFusedKeys<T>.

@@ -27,10 +27,10 @@ EIGEN_ALWAYS_INLINE void LastTile(int height, int row, Tile& tile) {
 
 // Register tiles hold as many accumulators as leave registers for B's packets and the
 // broadcast (more spill to the stack), in enough independent chains to hide the FMA latency
-// with few loads per FMA. kTilePackets: the widest tile, in packets; kTileRows: the rows of
-// a tile kPackets packets wide (the fused softmax's tiles are up to 4 packets wide on every
-// ISA). AVX-512 has 32 registers: up to 24 accumulators, 6 x 4 packets for a product; AVX2 has
-// 16: up to 12, 6 x 2 packets.
+// with few loads per FMA. kTilePackets: the widest tile of a product, in packets; kTileRows:
+// the rows of a tile kPackets packets wide (the fused softmax's are up to kFusedPackets wide).
+// AVX-512 has 32 registers: up to 24 accumulators, 6 x 4 packets for a product; AVX2 has 16: up
+// to 12, 6 x 2 packets.
 #ifdef EIGEN_VECTORIZE_AVX512
 constexpr int kTilePackets = 4;
 template <int kPackets>
@@ -44,7 +44,8 @@ template <int kPackets>
 constexpr int kTileRows = kPackets == 1   ? 8
                           : kPackets == 2 ? 6
                           : kPackets == 3 ? 4
-                                          : 3;
+                          : kPackets == 4 ? 3
+                                          : 1;
 #endif
 
 template <int kRows, typename Tile>
