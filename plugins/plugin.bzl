@@ -13,6 +13,8 @@ and //plugins:all, every plugin. Nothing outside the folder lists it, unless it 
 plugins from their configs (CONFIG_DEPS below).
 """
 
+load("//tools/precompiled_header:cc_rules.bzl", "cc_binary", "cc_library", "cc_test")
+
 # What a plugin's code may use: the interfaces, registry, kernels (the op-level API) and base.
 PLUGIN_DEPS = [
     "//attention:layer",
@@ -74,7 +76,7 @@ def attnlab_plugins():
                 deps = [":" + folder + "_proto"],
             )
             own_protos = [":" + folder + "_cc_proto"]
-        native.cc_library(
+        cc_library(
             name = folder,
             srcs = native.glob(
                 [folder + "/*.cc"],
@@ -91,14 +93,14 @@ def attnlab_plugins():
         # that hosts one), but compile against their folder's headers only: a new folder
         # recompiles nothing else.
         for test in native.glob([folder + "/*_test.cc"]):
-            native.cc_test(
+            cc_test(
                 name = test[len(folder) + 1:-len(".cc")],
                 size = "small",
                 srcs = [test],
                 deps = [":all"] + PLUGIN_DEPS + TEST_DEPS,
             )
         if native.glob([folder + "/bench.cc"]):
-            native.cc_binary(
+            cc_binary(
                 name = folder + "_bench",
                 srcs = [folder + "/bench.cc"],
                 deps = [
@@ -107,7 +109,7 @@ def attnlab_plugins():
                 ] + PLUGIN_DEPS,
             )
 
-    native.cc_library(
+    cc_library(
         name = "all",
         deps = [":" + folder for folder in folders],
     )
