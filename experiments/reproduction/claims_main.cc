@@ -30,7 +30,8 @@ ABSL_FLAG(std::string, claims,
           "Comma-separated claims files (relative to the workspace).");
 ABSL_FLAG(int, paper, 0, "Only the claims file of this paper number (0: all).");
 ABSL_FLAG(bool, quick, false,
-          "Shortened runs on small data (each run's quick_set), in minutes: writes "
+          "Shortened runs on small data (each run's quick_set), in minutes, of the runs that "
+          "verdicts read (causes are not judged): writes "
           "claims_quick.csv instead of CLAIMS.md and claims.csv.");
 ABSL_FLAG(bool, check_quick, false,
           "With --quick: compare the verdicts with the committed claims_quick.csv and exit 1 "

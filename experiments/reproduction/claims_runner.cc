@@ -75,6 +75,24 @@ absl::Status CheckClaimsAgainst(const ClaimsFileText& claims, const RunOutcomes&
   return absl::OkStatus();
 }
 
+// The runs that verdicts read (checks and preconditions, their baselines included): --quick
+// runs only these, as its verdicts are all it reports; a run that only causes read is skipped.
+std::set<std::string> RunsJudged(const ClaimsFile& file) {
+  std::set<std::string> runs;
+  auto add = [&runs](const Check& check) {
+    runs.insert(check.run());
+    if (check.has_minus() && !check.minus().run().empty()) runs.insert(check.minus().run());
+    if (check.has_over_paired() && !check.over_paired().run().empty()) {
+      runs.insert(check.over_paired().run());
+    }
+  };
+  for (const Claim& claim : file.claim()) {
+    for (const Check& check : claim.check()) add(check);
+    for (const Check& check : claim.precondition()) add(check);
+  }
+  return runs;
+}
+
 }  // namespace
 
 absl::StatusOr<ClaimsFileText> ReadClaimsFile(const std::string& path) {
@@ -163,6 +181,7 @@ absl::StatusOr<PaperOutcome> RunClaims(const ClaimsFileText& claims, const Claim
   }
   RETURN_IF_ERROR(CheckClaimsAgainst(claims, dry_runs));
 
+  const std::set<std::string> judged = RunsJudged(file);
   for (int r = 0; r < file.run_size(); ++r) {
     const ClaimRun& run = file.run(r);
     const ParsedSpec& parsed = specs[r];
@@ -171,6 +190,10 @@ absl::StatusOr<PaperOutcome> RunClaims(const ClaimsFileText& claims, const Claim
     outcome.name = run.name();
     if (options.quick && run.quick_skip()) {
       outcome.status = absl::UnavailableError("skipped by --quick (its data are not in the repository)");
+      continue;
+    }
+    if (options.quick && judged.count(run.name()) == 0) {
+      outcome.status = absl::UnavailableError("skipped by --quick (only causes read it)");
       continue;
     }
     outcome.spec_hash = absl::StrFormat(

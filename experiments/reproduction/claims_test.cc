@@ -385,24 +385,52 @@ TEST(ReportTest, QuickVerdictChanges) {
                                       "4: in the committed quick verdicts (reproduced) but not a claim"}));
 }
 
+// A one-trial spec that trains in milliseconds, written to dir/name.textproto.
+void WriteTinySpec(const std::string& dir, const std::string& name) {
+  ASSERT_TRUE(MakeDirectories(dir).ok());
+  ASSERT_TRUE(WriteFileAtomically(dir + "/" + name + ".textproto", R"pb(
+                model {
+                  layer {
+                    name: "attention"
+                    plugin: "prompt"
+                    config {
+                      [type.googleapis.com/attnlab.plugins.PromptAttentionConfig] {
+                        scale: 1
+                        w { init: IDENTITY frozen: true }
+                        v {
+                          value: [ 0, 1 ]
+                          frozen: true
+                        }
+                      }
+                    }
+                  }
+                  loss { plugin: "logistic" }
+                }
+                dataset {
+                  sequences {
+                    sequence {
+                      token { x: [ 1, 1 ] }
+                      token { x: [ 0, 0.5 ] }
+                    }
+                  }
+                }
+                optimizer {
+                  normalized_gd {}
+                  lr: 0.1
+                }
+                training { steps: 20 log_every: 10 }
+                metric {
+                  name: "corr"
+                  max_margin { layer: "attention" }
+                })pb")
+                  .ok());
+}
+
 // A claims file's mistakes surface before any trial trains: RunClaims dry-runs every run and
 // checks every claim against the trials it would get.
 TEST(ClaimsRunnerTest, MisnamedMetricFailsBeforeTraining) {
   const std::string dir = ::testing::TempDir() + "/claims_runner";
-  ASSERT_TRUE(MakeDirectories(dir).ok());
-  ASSERT_TRUE(WriteFileAtomically(dir + "/tiny.textproto", R"pb(
-    model {
-      layer {
-        name: "attention" plugin: "prompt"
-        config { [type.googleapis.com/attnlab.plugins.PromptAttentionConfig] {
-          scale: 1 w { init: IDENTITY frozen: true } v { value: [0, 1] frozen: true } } }
-      }
-      loss { plugin: "logistic" }
-    }
-    dataset { sequences { sequence { token { x: [1, 1] } token { x: [0, 0.5] } } } }
-    optimizer { normalized_gd {} lr: 0.1 }
-    training { steps: 20 log_every: 10 }
-    metric { name: "corr" max_margin { layer: "attention" } })pb").ok());
+  WriteTinySpec(dir, "tiny");
   const std::string claims = R"pb(number: 9 paper: "p"
     run { name: "tiny" spec: "tiny.textproto" }
     claim { id: "c" words: "w" check { run: "tiny" value { metric: "corr" step: 20 } } }
@@ -417,6 +445,50 @@ TEST(ClaimsRunnerTest, MisnamedMetricFailsBeforeTraining) {
   EXPECT_EQ(paper.status().message(),
             dir + "/claims.textproto:4: claim d: check[0].value: run tiny has no metric 'cor'");
   EXPECT_FALSE(Exists(dir + "/stores")) << "nothing ran";
+}
+
+// --quick runs what verdicts read and skips a run that only a cause reads.
+TEST(ClaimsRunnerTest, QuickSkipsRunsOnlyCausesRead) {
+  const std::string dir = ::testing::TempDir() + "/claims_quick";
+  WriteTinySpec(dir, "judged");
+  WriteTinySpec(dir, "evidence");
+  ASSERT_TRUE(WriteFileAtomically(dir + "/claims.textproto",
+                                  R"pb(number: 9
+                                       paper: "p"
+                                       run { name: "judged" spec: "judged.textproto" }
+                                       run { name: "evidence" spec: "evidence.textproto" }
+                                       claim {
+                                         id: "c"
+                                         words: "w"
+                                         check {
+                                           run: "judged"
+                                           value { metric: "corr" }
+                                           reproduced { op: GT value: 2 }
+                                         }
+                                         cause {
+                                           kind: SCALE
+                                           text: "t"
+                                           evidence {
+                                             run: "evidence"
+                                             value { metric: "corr" }
+                                           }
+                                         }
+                                       })pb")
+                  .ok());
+  absl::StatusOr<ClaimsFileText> file = ReadClaimsFile(dir + "/claims.textproto");
+  ASSERT_TRUE(file.ok()) << file.status();
+  for (const bool quick : {false, true}) {
+    ClaimsOptions options;
+    options.out_dir = dir + (quick ? "/quick_stores" : "/stores");
+    options.progress = false;
+    options.quick = quick;
+    absl::StatusOr<PaperOutcome> paper = RunClaims(*file, options);
+    ASSERT_TRUE(paper.ok()) << paper.status();
+    EXPECT_EQ(paper->runs.at("judged").trials.size(), 1u) << quick;
+    EXPECT_EQ(paper->runs.at("evidence").trials.size(), quick ? 0u : 1u) << quick;
+    ASSERT_EQ(paper->outcomes.size(), 1u);
+    EXPECT_EQ(paper->outcomes[0].verdict, Verdict::kNotReproduced) << quick;
+  }
 }
 
 }  // namespace
