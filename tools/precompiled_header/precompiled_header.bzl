@@ -25,7 +25,7 @@ def _precompiled_header_impl(ctx):
     header = ctx.actions.declare_file(ctx.label.name + ".h")
     ctx.actions.symlink(output = header, target_file = ctx.files.hdrs[0])
     own = cc_common.create_compilation_context(headers = depset([header] + ctx.files.hdrs))
-    if cc_toolchain.compiler != "gcc":  # clang (--config=fuzz) reads no .gch: the header alone
+    if cc_toolchain.compiler == "clang":  # --config=fuzz; clang reads no .gch: the header alone
         return [cc_common.merge_cc_infos(
             direct_cc_infos = [CcInfo(compilation_context = own)],
             cc_infos = [deps],
