@@ -1,15 +1,18 @@
 """cc_library, cc_test and cc_binary as Bazel's, each C++ file starting with a precompiled
 header (precompiled_header.bzl): libraries.h for libraries and binaries, testing.h for tests.
-A package's BUILD loads them in place of the native rules; each distinct set of a target's copts
-gets its own precompiled header in the package, as a .gch serves only files compiled with its
-flags."""
+A package's BUILD loads them in place of the native rules. A .gch serves only files compiled
+with its flags: a target's copts pick one of those shared in //tools/precompiled_header, or make
+one in the target's package for a set of copts no other package uses."""
 
-load(
-    ":precompiled_header.bzl",
-    "libraries_header",
-    "precompiled_header_copts",
-    "testing_header",
-)
+load(":precompiled_header.bzl", "libraries_header", "testing_header")
+
+_SHARED = "tools/precompiled_header"
+_SHARED_NAMES = [
+    "precompiled_libraries",
+    "precompiled_libraries_O3",
+    "precompiled_testing",
+    "precompiled_testing_O3",
+]
 
 def _with_header(kind, kwargs):
     if not kwargs.get("srcs"):
@@ -19,11 +22,15 @@ def _with_header(kind, kwargs):
         "".join([c if c.isalnum() else "_" for c in copt.elems()]).strip("_")
         for copt in copts
     ])
-    if native.existing_rule(name) == None:
-        make = testing_header if kind == "testing" else libraries_header
-        make(name = name, copts = copts)
-    kwargs["copts"] = copts + precompiled_header_copts(":" + name)
-    kwargs["deps"] = kwargs.get("deps", []) + [":" + name]
+    if name in _SHARED_NAMES:
+        package = _SHARED
+    else:
+        package = native.package_name()
+        if native.existing_rule(name) == None:
+            make = testing_header if kind == "testing" else libraries_header
+            make(name = name, copts = copts)
+    kwargs["copts"] = copts + ["-include", "%s/%s.h" % (package, name)]
+    kwargs["deps"] = kwargs.get("deps", []) + ["//%s:%s" % (package, name)]
     return kwargs
 
 def cc_library(**kwargs):

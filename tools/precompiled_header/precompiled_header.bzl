@@ -1,9 +1,10 @@
 """precompiled_header: a header compiled once (GCC's <name>.h.gch) for the C++ files that start
 with `-include <package>/<name>.h`, in place of parsing its third-party headers (Eigen, Abseil,
 Protocol Buffers, oneTBB, GoogleTest) again in every file. A dependent's flags must equal the
-rule's (the build's copts plus `copts`, which mirrors the dependent's own); where they differ,
-or under clang, the compiler ignores the .gch and parses the header, so a mismatch costs time,
-never correctness.
+rule's (the build's copts plus `copts`, which mirror the dependent's own): GCC ignores a .gch
+made with other macros or target options, but takes one made at another -O level and compiles
+the header's functions at that level (cc_rules.bzl gives each set of copts its own). Under clang
+(--config=fuzz) the header is parsed as any other.
 
 The header and its .gch are generated into the output tree: GCC takes a .gch only from the
 directory where it finds the header, and the source tree would shadow it."""
@@ -90,10 +91,6 @@ precompiled_header = rule(
     incompatible_use_toolchain_transition = True,
 )
 
-def precompiled_header_copts(target):
-    """The copts that make a C++ target start with `target`'s header (a label in this package)."""
-    return ["-include", native.package_name() + "/" + target.lstrip(":") + ".h"]
-
 # What libraries.h includes, and testing.h with it.
 _LIBRARIES = [
     "@com_google_absl//:status",
@@ -105,7 +102,7 @@ _LIBRARIES = [
 ]
 
 def libraries_header(name, copts = []):
-    """libraries.h precompiled for this package's libraries compiled with `copts`."""
+    """libraries.h precompiled for libraries and binaries compiled with `copts`."""
     precompiled_header(
         name = name,
         hdrs = ["//tools/precompiled_header:libraries.h"],
@@ -114,7 +111,7 @@ def libraries_header(name, copts = []):
     )
 
 def testing_header(name, copts = []):
-    """testing.h (libraries.h and GoogleTest) precompiled for this package's tests."""
+    """testing.h (libraries.h and GoogleTest) precompiled for tests compiled with `copts`."""
     precompiled_header(
         name = name,
         hdrs = [
