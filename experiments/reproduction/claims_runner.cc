@@ -81,10 +81,8 @@ std::set<std::string> RunsJudged(const ClaimsFile& file) {
   std::set<std::string> runs;
   auto add = [&runs](const Check& check) {
     runs.insert(check.run());
-    if (check.has_minus() && !check.minus().run().empty()) runs.insert(check.minus().run());
-    if (check.has_over_paired() && !check.over_paired().run().empty()) {
-      runs.insert(check.over_paired().run());
-    }
+    const Baseline& baseline = check.has_minus() ? check.minus() : check.over_paired();
+    if (!baseline.run().empty()) runs.insert(baseline.run());
   };
   for (const Claim& claim : file.claim()) {
     for (const Check& check : claim.check()) add(check);

@@ -1,13 +1,11 @@
 """cc_library, cc_test and cc_binary as Bazel's, each C++ file starting with a precompiled
 header (precompiled_header.bzl): libraries.h for libraries and binaries, testing.h for tests.
 A package's BUILD loads them in place of the native rules. A .gch serves only files compiled
-with its flags: a target's copts pick one of those shared in //tools/precompiled_header, or make
-one in the target's package for a set of copts no other package uses."""
+with its flags: a target's copts pick one of those in //tools/precompiled_header (its BUILD
+makes one per set of copts our targets use); a target with other copts compiles without."""
 
-load(":precompiled_header.bzl", "libraries_header", "testing_header")
-
-_SHARED = "tools/precompiled_header"
-_SHARED_NAMES = [
+_PACKAGE = "tools/precompiled_header"
+_HEADERS = [
     "precompiled_libraries",
     "precompiled_libraries_O3",
     "precompiled_testing",
@@ -22,15 +20,10 @@ def _with_header(kind, kwargs):
         "".join([c if c.isalnum() else "_" for c in copt.elems()]).strip("_")
         for copt in copts
     ])
-    if name in _SHARED_NAMES:
-        package = _SHARED
-    else:
-        package = native.package_name()
-        if native.existing_rule(name) == None:
-            make = testing_header if kind == "testing" else libraries_header
-            make(name = name, copts = copts)
-    kwargs["copts"] = copts + ["-include", "%s/%s.h" % (package, name)]
-    kwargs["deps"] = kwargs.get("deps", []) + ["//%s:%s" % (package, name)]
+    if name not in _HEADERS:
+        return kwargs
+    kwargs["copts"] = copts + ["-include", "%s/%s.h" % (_PACKAGE, name)]
+    kwargs["deps"] = kwargs.get("deps", []) + ["//%s:%s" % (_PACKAGE, name)]
     return kwargs
 
 def cc_library(**kwargs):

@@ -25,12 +25,17 @@ def _precompiled_header_impl(ctx):
 
     header = ctx.actions.declare_file(ctx.label.name + ".h")
     ctx.actions.symlink(output = header, target_file = ctx.files.hdrs[0])
-    own = cc_common.create_compilation_context(headers = depset([header] + ctx.files.hdrs))
-    if cc_toolchain.compiler == "clang":  # --config=fuzz; clang reads no .gch: the header alone
-        return [cc_common.merge_cc_infos(
-            direct_cc_infos = [CcInfo(compilation_context = own)],
-            cc_infos = [deps],
-        )]
+    headers = [header] + ctx.files.hdrs
+    if cc_toolchain.compiler != "clang":  # clang (--config=fuzz) reads no .gch: the header alone
+        headers.append(_compile(ctx, cc_toolchain, features, context, header))
+    own = cc_common.create_compilation_context(headers = depset(headers))
+    return [cc_common.merge_cc_infos(
+        direct_cc_infos = [CcInfo(compilation_context = own)],
+        cc_infos = [deps],
+    )]
+
+def _compile(ctx, cc_toolchain, features, context, header):
+    """header.gch, compiled with the toolchain's command for C++ and the build's flags."""
     compiled = ctx.actions.declare_file(ctx.label.name + ".h.gch")
     variables = cc_common.create_compile_variables(
         feature_configuration = features,
@@ -68,13 +73,7 @@ def _precompiled_header_impl(ctx):
         mnemonic = "CppPrecompileHeader",
         progress_message = "Precompiling %s" % header.short_path,
     )
-    own = cc_common.create_compilation_context(
-        headers = depset([header, compiled] + ctx.files.hdrs),
-    )
-    return [cc_common.merge_cc_infos(
-        direct_cc_infos = [CcInfo(compilation_context = own)],
-        cc_infos = [deps],
-    )]
+    return compiled
 
 precompiled_header = rule(
     implementation = _precompiled_header_impl,
