@@ -1,8 +1,8 @@
-// out = lhs * rhs on the ExecContext's threads, split into blocks of fixed size (128 columns,
-// or 256 rows when the output is narrow): every block is the same product whatever the thread
-// count, so the result is bit-identical with 1 or N threads (Eigen's own threaded GEMM picks
-// its blocking by thread count). Each block is a Product (attention/product.h). ParallelAffine
-// adds a bias row as well.
+// out = lhs * rhs on the ExecContext's threads, split into blocks that depend on the shape only
+// (columns, or 256 rows when the output is narrow): every block is the same product whatever the
+// thread count, so the result is bit-identical with 1 or N threads (Eigen's own threaded GEMM
+// picks its blocking by thread count). Each block is a Product (attention/product.h).
+// ParallelAffine adds a bias row as well.
 #ifndef ATTNLAB_ATTENTION_KERNELS_PARALLEL_PRODUCT_H_
 #define ATTNLAB_ATTENTION_KERNELS_PARALLEL_PRODUCT_H_
 
@@ -17,9 +17,16 @@ namespace attnlab {
 
 namespace parallel_product_internal {
 
-// Output blocks: kColumns wide where the output has two or more of them, else kRows high.
-constexpr int kColumns = 128, kRows = 256;
+// Output blocks: columns where the output is at least 2 kColumns wide, else kRows high. Column
+// blocks are half the output rounded down to kColumns, at most kMaxColumns: two threads share
+// every wide product, and a library multiplies a wide one in few calls (its packing of the lhs
+// is amortized over the block's columns; experiments/BENCHMARKS.md).
+constexpr int kColumns = 128, kMaxColumns = 512, kRows = 256;
 constexpr bool ColumnBlocks(int cols) { return cols >= 2 * kColumns; }
+constexpr int ColumnBlockWidth(int cols) {
+  const int half = cols / 2 / kColumns * kColumns;
+  return half < kColumns ? kColumns : half > kMaxColumns ? kMaxColumns : half;
+}
 constexpr bool OneBlock(int rows, int cols) { return !ColumnBlocks(cols) && rows <= kRows; }
 
 // out (+)= lhs * rhs, plus `bias` (out.cols() entries, or null) in every row, plus `addend`
@@ -49,10 +56,11 @@ void Blocks(ExecContext& ctx, const L& lhs, const R& rhs, O& out, bool accumulat
             addend == nullptr ? nullptr : addend + row * ld_addend + col, ld_addend);
   };
   if (ColumnBlocks(cols)) {
-    const int blocks = (cols + kColumns - 1) / kColumns;
+    const int block_width = ColumnBlockWidth(cols);
+    const int blocks = (cols + block_width - 1) / block_width;
     ParallelFor(ctx, blocks, [&](int begin, int end) {
       for (int block = begin; block < end; ++block) {
-        const int col = block * kColumns, width = std::min(kColumns, cols - col);
+        const int col = block * block_width, width = std::min(block_width, cols - col);
         block_product(lhs, rhs.middleCols(col, width), out.middleCols(col, width), 0, col);
       }
     });

@@ -59,10 +59,11 @@ void Check(const Case& shape, bool lhs_transposed, bool rhs_transposed, bool acc
 template <typename T>
 void CheckAll(double tolerance) {
   // Narrow outputs in blocks of rows (a ViT's 6400 x 64 by 64 x 64 in small), wide ones in
-  // blocks of columns (the LM's vocabulary), column tails, a transposed rhs too large to copy.
+  // blocks of columns (the LM's vocabulary; 1200 in blocks of the widest, 512, with a tail),
+  // column tails, a transposed rhs too large to copy.
   for (const Case& shape :
        {Case{1, 1, 1}, Case{7, 3, 16}, Case{600, 64, 64}, Case{300, 40, 50}, Case{64, 700, 48},
-        Case{8, 600, 200}, Case{40, 20, 600}, Case{20, 300, 270}}) {
+        Case{8, 600, 200}, Case{40, 20, 600}, Case{20, 300, 270}, Case{12, 9, 1200}}) {
     for (bool lhs_transposed : {false, true}) {
       for (bool rhs_transposed : {false, true}) {
         for (bool accumulate : {false, true}) {
