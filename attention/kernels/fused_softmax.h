@@ -27,7 +27,7 @@ constexpr int kFusedPackets = 8;
 #endif
 // The longest rows of keys the kernels below take.
 template <typename T>
-constexpr int kMaxFusedKeys = kFusedPackets* kPacketSize<T>;
+constexpr int kMaxFusedKeys = (kFusedPackets * kPacketSize<T>);
 
 // probs (rows x keys, row stride ldp) = softmax(scale q k^T) row by row, where q is rows x depth
 // (row stride ldq) and k is keys x depth (row stride ldk); 1 <= keys <= kMaxFusedKeys<T>.

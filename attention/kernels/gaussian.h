@@ -1,8 +1,8 @@
-// A fast Gaussian stream for float: 16 xoshiro128+ generators in the lanes of one AVX-512
-// register (GCC/Clang vector extensions), turned into normals by the inverse normal CDF
+// A fast Gaussian stream for float: 16 xoshiro128+ generators in vector lanes (GCC/Clang vector
+// extensions; one AVX-512 register, two AVX ones), turned into normals by the inverse normal CDF
 // (Giles' single-precision erfinv: one vectorized log and a polynomial, no sin/cos, no
-// rejection). About 1 ns per normal per core here, against ~12 ns for
-// std::normal_distribution<float>. Paper 3's stochastic positional encodings draw
+// rejection). Many times faster than std::normal_distribution<float>
+// (attention/kernels:bench). Paper 3's stochastic positional encodings draw
 // T * d_e = 34,000 normals per sample, 8.7 million per training step.
 //
 // Streams are cheap to create, so parallel code seeds one per work item

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <iterator>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -46,15 +47,19 @@ ProductChoices& Choices() {
   return choices;
 }
 
+// The letter of each chosen backend in a choices string.
+struct BackendLetter {
+  ProductBackend backend;
+  char letter;
+};
+constexpr BackendLetter kLetters[] = {
+    {ProductBackend::kTiled, 't'}, {ProductBackend::kLibxsmm, 'x'}, {ProductBackend::kOneDnn, 'o'}};
+
 char Letter(ProductBackend backend) {
-  switch (backend) {
-    case ProductBackend::kLibxsmm:
-      return 'x';
-    case ProductBackend::kOneDnn:
-      return 'o';
-    default:
-      return 't';
+  for (const BackendLetter& entry : kLetters) {
+    if (entry.backend == backend) return entry.letter;
   }
+  return 't';  // kChosen never stands in a choices array
 }
 
 // C = op(A) B on one backend, as StridedProduct runs it (TiledProduct where the library
@@ -153,21 +158,15 @@ absl::StatusOr<ProductChoices> ParseProductChoices(absl::string_view letters) {
   }
   ProductChoices choices;
   for (int i = 0; i < kProductClasses; ++i) {
-    switch (letters[i]) {
-      case 't':
-        choices[i] = ProductBackend::kTiled;
-        break;
-      case 'x':
-        choices[i] = ProductBackend::kLibxsmm;
-        break;
-      case 'o':
-        choices[i] = ProductBackend::kOneDnn;
-        break;
-      default:
-        return absl::InvalidArgumentError(
-            absl::StrCat("letter ", i + 1, " is '", letters.substr(i, 1),
-                         "': expected t (tiled), x (libxsmm) or o (onednn)"));
+    const BackendLetter* entry =
+        std::find_if(std::begin(kLetters), std::end(kLetters),
+                     [&](const BackendLetter& e) { return e.letter == letters[i]; });
+    if (entry == std::end(kLetters)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("letter ", i + 1, " is '", letters.substr(i, 1),
+                       "': expected t (tiled), x (libxsmm) or o (onednn)"));
     }
+    choices[i] = entry->backend;
   }
   return choices;
 }

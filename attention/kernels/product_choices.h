@@ -1,6 +1,6 @@
-// Which backend multiplies each class of float block when ProductBackend is kChosen: the
-// fastest of TiledProduct, libxsmm and oneDNN as timed on the machine that runs them
-// (TimeProductClasses), not thresholds measured on one CPU. A program tunes once per CPU model
+// Which backend multiplies each class of float block when ProductBackend is kChosen: the first
+// of TiledProduct, libxsmm and oneDNN within 3% of the fastest, as timed on the machine that runs
+// them (TimeProductClasses), not thresholds measured on one CPU. A program tunes once per CPU model
 // and keeps the choices in a file (experiments/product_setup.h); the choices enter its code
 // version, since each backend rounds differently. Until a program sets them, every class is
 // tiled: tests give the same numbers whatever the machine's timings.
