@@ -1,11 +1,11 @@
 // The GEMM libraries against our own products, on the products our workloads run, one thread,
 // float: bazel run -c opt //attention/kernels:gemm_ab
 //
-// "ours/<backend>" is ParallelProduct as the layers call it (column blocks of up to 512 or 256
-// rows, a small transposed rhs copied row-major, Eigen's GEMM for a large one), each block
-// multiplied by one ProductBackend: tiled (TiledProduct), libxsmm (its JIT kernel, TiledProduct
-// where it has none), onednn (dnnl_sgemm), chosen (each class's choice, timed first:
-// product_choices.h). The others multiply the whole shape in one call: BLIS (bli_sgemm, any
+// "ours/<backend>" is ParallelProduct as the layers call it (blocks of 128 to 512 columns, or of
+// 256 rows where the output is narrow, a small transposed rhs copied row-major, Eigen's GEMM for a
+// large one), each block multiplied by one ProductBackend: tiled (TiledProduct), libxsmm (its JIT
+// kernel, TiledProduct where it has none), onednn (dnnl_sgemm), chosen (each class's choice, timed
+// first: product_choices.h). The others multiply the whole shape in one call: BLIS (bli_sgemm, any
 // strides), libxsmm (libxsmm_smmdispatch; n/a where it generates none), oneDNN (dnnl_sgemm) and
 // OpenBLAS (cblas_sgemm, loaded with its own kernel choice: the A/B runs with OPENBLAS_CORETYPE and
 // OPENBLAS_L2_SIZE removed). Each reports GFLOP/s; run with
