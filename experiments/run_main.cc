@@ -20,6 +20,7 @@
 #include "datasets/dataset_plugin.h"
 #include "experiments/cluster.h"
 #include "experiments/command_line.h"
+#include "experiments/crash_stack.h"
 #include "experiments/field_path.h"
 #include "experiments/interrupt.h"
 #include "experiments/product_setup.h"
@@ -192,6 +193,7 @@ int Main(int argc, char** argv) {
   options.out_dir = ResolveUserPath(options.out_dir);
 
   CatchInterrupts();
+  PrintStackOnCrash(argv[0]);
   options.stop = [] { return InterruptSignal() != 0; };
   absl::StatusOr<ExperimentResult> result = RunExperiment(*parsed, options);
   if (absl::IsCancelled(result.status())) {

@@ -7,6 +7,7 @@
 #include "absl/strings/str_split.h"
 #include "attention/base/files.h"
 #include "experiments/command_line.h"
+#include "experiments/crash_stack.h"
 #include "experiments/interrupt.h"
 #include "experiments/product_setup.h"
 #include "experiments/this_build.h"
@@ -82,6 +83,7 @@ int Main(int argc, char** argv) {
   options.threads = absl::GetFlag(FLAGS_threads);
   options.steps = absl::GetFlag(FLAGS_steps);
   CatchInterrupts();
+  PrintStackOnCrash(argv[0]);
   options.stop = [] { return InterruptSignal() != 0; };
   absl::StatusOr<std::vector<ZooCell>> cells = RunZoo(zoo, path, options);
   if (!cells.ok()) {

@@ -17,6 +17,7 @@
 #include "absl/strings/str_split.h"
 #include "attention/base/files.h"
 #include "experiments/command_line.h"
+#include "experiments/crash_stack.h"
 #include "experiments/interrupt.h"
 #include "experiments/product_setup.h"
 #include "experiments/reproduction/claims_report.h"
@@ -79,6 +80,7 @@ int Main(int argc, char** argv) {
                         ? absl::GetFlag(FLAGS_threads)
                         : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
   CatchInterrupts();
+  PrintStackOnCrash(argv[0]);
   options.stop = [] { return InterruptSignal() != 0; };
 
   std::vector<ClaimsFileText> files;
