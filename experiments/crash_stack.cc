@@ -31,8 +31,12 @@ void Print(const char* line, int length, int size) {
 // unwind tables, so libc's own frames (abort, free) and their callers show, where a
 // frame-pointer walk stops at the first libc frame.
 void OnCrash(int signal) {
+  // A crash while printing (or in another thread meanwhile) ends the process at once.
   const char* name = "a crash signal";
-  for (const CrashSignal& crash : kCrashSignals) name = crash.number == signal ? crash.name : name;
+  for (const CrashSignal& crash : kCrashSignals) {
+    std::signal(crash.number, SIG_DFL);
+    if (crash.number == signal) name = crash.name;
+  }
   void* frames[64];
   const int count = backtrace(frames, 64);
   char line[640];
@@ -45,7 +49,6 @@ void OnCrash(int signal) {
     Print(line, std::snprintf(line, sizeof(line), "    @ %p %s\n", frames[i], known ? symbol : "?"),
           sizeof(line));
   }
-  std::signal(signal, SIG_DFL);
   std::raise(signal);
 }
 
