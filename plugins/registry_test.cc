@@ -7,7 +7,6 @@
 #include <fstream>
 #include <iterator>
 #include <map>
-#include <regex>
 #include <set>
 #include <string>
 
@@ -15,13 +14,13 @@
 #include "attention/gradient_check.h"
 #include "attention/mechanism_check.h"
 #include "attention/metric.h"
+#include "attention/plugin_registry.h"
 #include "datasets/dataset_plugin.h"
 #include "datasets/fixed_dataset.h"
-#include "attention/plugin_registry.h"
 #include "google/protobuf/dynamic_message.h"
-#include "solvers/optimizer_registry.h"
 #include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
+#include "solvers/optimizer_registry.h"
 
 namespace attnlab {
 namespace {
@@ -30,8 +29,10 @@ namespace {
 // plugins/*/*.cc (the test's data), per kind. A plugin that compiled but did not link (or
 // registered under another name) shows as a difference.
 std::map<std::string, std::set<std::string>> DeclaredNames() {
-  static const std::regex kRegistration(
-      R"re(ATTNLAB_REGISTER_(LAYER|LOSS|CONFIGURED_LOSS|REGULARIZER|MECHANISM|METRIC|DATASET|OPTIMIZER)\(\s*"([^"]+)")re");
+  static const std::set<std::string> kKinds = {"LAYER",       "LOSS",      "CONFIGURED_LOSS",
+                                               "REGULARIZER", "MECHANISM", "METRIC",
+                                               "DATASET",     "OPTIMIZER"};
+  const std::string prefix = "ATTNLAB_REGISTER_";
   std::map<std::string, std::set<std::string>> names;
   for (const auto& folder : std::filesystem::directory_iterator("plugins")) {
     if (!folder.is_directory()) continue;
@@ -39,9 +40,17 @@ std::map<std::string, std::set<std::string>> DeclaredNames() {
       if (file.path().extension() != ".cc") continue;
       std::ifstream in(file.path());
       const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-      for (std::sregex_iterator it(text.begin(), text.end(), kRegistration), end; it != end; ++it) {
-        const std::string kind = (*it)[1] == "CONFIGURED_LOSS" ? "LOSS" : std::string((*it)[1]);
-        names[kind].insert((*it)[2]);
+      // KIND("name": the kind up to the parenthesis, then blanks, then the quoted name.
+      for (size_t at = text.find(prefix); at != std::string::npos; at = text.find(prefix, at + 1)) {
+        const size_t open = text.find('(', at);
+        if (open == std::string::npos) break;
+        const std::string kind = text.substr(at + prefix.size(), open - at - prefix.size());
+        const size_t quote = text.find_first_not_of(" \t\n", open + 1);
+        if (kKinds.count(kind) == 0 || quote == std::string::npos || text[quote] != '"') continue;
+        const size_t end = text.find('"', quote + 1);
+        if (end == std::string::npos) break;
+        names[kind == "CONFIGURED_LOSS" ? "LOSS" : kind].insert(
+            text.substr(quote + 1, end - quote - 1));
       }
     }
   }

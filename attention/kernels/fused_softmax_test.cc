@@ -4,6 +4,7 @@
 #include <limits>
 #include <random>
 
+#include "attention/kernels/reference_product.h"
 #include "gtest/gtest.h"
 
 namespace attnlab {
@@ -31,7 +32,10 @@ Mat DirectProbs(const Mat& q, const Mat& k, long double scale) {
 
 // The textbook softmax backward p_j (u_j - sum_k p_k u_k), u = g v^T, in long double.
 Mat DirectScoreGradient(const Mat& probs, const Mat& g, const Mat& v) {
-  const Mat u = g * v.transpose();
+  Mat u(g.rows(), v.rows());
+  for (int i = 0; i < g.rows(); ++i) {
+    for (int j = 0; j < v.rows(); ++j) u(i, j) = g.row(i).dot(v.row(j));
+  }
   Mat out(probs.rows(), probs.cols());
   for (int i = 0; i < probs.rows(); ++i) {
     long double mean = 0;
@@ -145,7 +149,7 @@ TEST(FusedSoftmaxScores, BackwardMatchesFiniteDifferences) {
   Matrix<double> q = Random<double>(rows, depth, rng);
   const Matrix<double> k = Random<double>(keys, depth, rng), g = Random<double>(rows, depth, rng),
                        v = Random<double>(keys, depth, rng);
-  const Matrix<double> u = g * v.transpose();
+  const Matrix<double> u = ReferenceProduct<double>(g, v.transpose());
   auto loss = [&](const Matrix<double>& query) {
     Matrix<double> probs(rows, keys);
     FusedSoftmaxScores<double>(rows, keys, depth, scale, query.data(), depth, k.data(), depth,
@@ -157,7 +161,7 @@ TEST(FusedSoftmaxScores, BackwardMatchesFiniteDifferences) {
                              probs.data(), keys);
   FusedSoftmaxScoresBackward<double>(rows, keys, depth, g.data(), depth, v.data(), depth,
                                      probs.data(), keys, grad_scores.data(), keys);
-  const Matrix<double> grad_q = scale * grad_scores * k;
+  const Matrix<double> grad_q = scale * ReferenceProduct(grad_scores, k);
   const double h = 1e-6;
   for (int i = 0; i < rows; ++i) {
     for (int e = 0; e < depth; ++e) {

@@ -5,6 +5,7 @@
 #include "attention/kernels/parallel_product.h"
 
 #include "attention/kernels/library_product.h"
+#include "attention/kernels/reference_product.h"
 #include "gtest/gtest.h"
 #include "tbb/task_arena.h"
 
@@ -30,7 +31,7 @@ void Check(const Case& shape, bool lhs_transposed, bool rhs_transposed, bool acc
   const Matrix<T> start = Matrix<T>::Random(shape.rows, shape.cols);
   Matrix<T> want = start;
   if (!accumulate) want.setZero();
-  want.noalias() += a * r;
+  want += ReferenceProduct(a, r);
   Matrix<T> one_thread;
   for (int threads : {1, 2}) {
     Matrix<T> got = start;
@@ -101,7 +102,7 @@ void CheckAffine(double tolerance) {
       const Matrix<T> r = Matrix<T>::Random(shape.depth, shape.cols);
       const Matrix<T> r_t = r.transpose();
       const Matrix<T> bias = Matrix<T>::Random(1, shape.cols);
-      const Matrix<T> want = (a * r).rowwise() + bias.row(0);
+      const Matrix<T> want = ReferenceProduct(a, r).rowwise() + bias.row(0);
       Matrix<T> one_thread;
       for (int threads : {1, 2}) {
         Matrix<T> got = Matrix<T>::Random(shape.rows, shape.cols);  // overwritten
@@ -146,7 +147,7 @@ void CheckTokenProducts(double tolerance) {
     for (int tokens : {1, 255, 700, 1700}) {
       SCOPED_TRACE(testing::Message() << tokens << " tokens, width " << width);
       const Matrix<T> a = Matrix<T>::Random(tokens, 48), b = Matrix<T>::Random(tokens, width);
-      const Matrix<T> want = a.transpose() * b;
+      const Matrix<T> want = ReferenceProduct<T>(a.transpose(), b);
       const Matrix<T> want_a_sums = a.colwise().sum(), want_b_sums = b.colwise().sum();
       Matrix<T> one_thread, one_thread_a_sums, one_thread_b_sums;
       for (int threads : {1, 2}) {

@@ -6,6 +6,7 @@
 #include "attention/kernels/product.h"
 
 #include "attention/kernels/library_product.h"
+#include "attention/kernels/reference_product.h"
 #include "gtest/gtest.h"
 
 namespace attnlab {
@@ -35,7 +36,7 @@ void Check(const Case& shape, bool lhs_transposed, bool rhs_transposed, bool acc
   const Matrix<T> before = out_wide;
   Matrix<T> want = out_wide.block(1, 3, shape.rows, shape.cols);
   if (!accumulate) want.setZero();
-  want.noalias() += alpha * a * r;
+  want += alpha * ReferenceProduct<T>(a, r);
   const Matrix<T> bias_row = Matrix<T>::Random(1, shape.cols);
   const T* bias = with_bias ? bias_row.data() : nullptr;
   if (with_bias) want.rowwise() += bias_row.row(0);

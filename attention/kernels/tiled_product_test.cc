@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "attention/kernels/packet.h"
+#include "attention/kernels/reference_product.h"
 #include "attention/tensor.h"
 #include "gtest/gtest.h"
 
@@ -42,10 +43,10 @@ void CheckAgainstEigen(double tolerance) {
             const T alpha = T(0.7);
             if (transpose) {
               if (!accumulate) want.setZero();
-              want.noalias() += alpha * a.transpose() * b;
+              want += alpha * ReferenceProduct<T>(a.transpose(), b);
             } else {
               if (!accumulate) want.setZero();
-              want.noalias() += alpha * a * b;
+              want += alpha * ReferenceProduct<T>(a, b);
             }
             // Exactly cols entries: a read past them shows under ASan.
             std::vector<T> bias_values(cols);

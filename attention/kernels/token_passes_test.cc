@@ -4,6 +4,7 @@
 
 #include <vector>
 
+#include "attention/kernels/reference_product.h"
 #include "attention/tensor.h"
 #include "gtest/gtest.h"
 
@@ -24,11 +25,11 @@ void CheckShapes(double tolerance) {
         Matrix<T> dots(count, rows), sums(count, dim);
         TokenDots(tokens.data(), rows, dim, vectors.data(), count, dots.data(),
                   {tokens.data() + int64_t(rows) * dim, tokens.data() + tokens.size()});
-        const Matrix<T> want_dots = vectors * sample.transpose();
+        const Matrix<T> want_dots = ReferenceProduct<T>(vectors, sample.transpose());
         EXPECT_LE((dots - want_dots).cwiseAbs().maxCoeff(),
                   tolerance * (1 + want_dots.cwiseAbs().maxCoeff()));
         WeightedTokenSums(tokens.data(), rows, dim, weights.data(), count, sums.data());
-        const Matrix<T> want_sums = weights * sample;
+        const Matrix<T> want_sums = ReferenceProduct<T>(weights, sample);
         EXPECT_LE((sums - want_sums).cwiseAbs().maxCoeff(),
                   tolerance * (1 + want_sums.cwiseAbs().maxCoeff()));
       }
