@@ -111,7 +111,8 @@ TEST(SparseSelectionTest, Setup3dTrainedFloorFallsWithWidthAndUnitNorms) {
       { label: "sphere" set { field: "model.layer[0].config.sampler" value: "FULL" }
                         set { field: "model.layer[0].config.distribution" value: "SPHERE" } }])");
   Set(&encodings, "dataset.sparse_selection.validation_size", "500");
-  const ExperimentResult distributions = RunSpec(encodings, "3d_encodings");
+  // In 3d's store: its normal trial is 3d's d_e = 170 one, reused.
+  const ExperimentResult distributions = RunSpec(encodings, "3d");
   const double normal = distributions.results[0]->Final("err_T200");
   const double sphere = distributions.results[1]->Final("err_T200");
   std::printf("3d_encodings trained: normal %.4f, sphere %.4f\n", normal, sphere);
