@@ -1,4 +1,4 @@
-// ParallelProduct against Eigen's product in blocks of rows (narrow outputs) and of columns
+// ParallelProduct against ReferenceProduct in blocks of rows (narrow outputs) and of columns
 // (wide ones), for every operand layout the layers pass, overwrite and accumulate; and the same
 // bits with 1 and 2 threads; the same for ParallelAffine(Add) and TokenProducts. (Product's own
 // paths: product_test.)
@@ -87,8 +87,10 @@ void OnEachBackend(F check) {
   SetProductBackend(ProductBackend::kChosen);
 }
 
-TEST(ParallelProductTest, MatchesEigenInFloat) { OnEachBackend([] { CheckAll<float>(1e-5); }); }
-TEST(ParallelProductTest, MatchesEigenInDouble) { CheckAll<double>(1e-13); }
+TEST(ParallelProductTest, MatchesTheReferenceInFloat) {
+  OnEachBackend([] { CheckAll<float>(1e-5); });
+}
+TEST(ParallelProductTest, MatchesTheReferenceInDouble) { CheckAll<double>(1e-13); }
 
 // ParallelAffine: lhs * rhs + bias in every row, in blocks of rows and of columns, with the
 // transposed weight copied once, the same bits with 1 and 2 threads.
@@ -135,8 +137,10 @@ void CheckAffine(double tolerance) {
   }
 }
 
-TEST(ParallelProductTest, AffineMatchesEigenInFloat) { OnEachBackend([] { CheckAffine<float>(1e-5); }); }
-TEST(ParallelProductTest, AffineMatchesEigenInDouble) { CheckAffine<double>(1e-13); }
+TEST(ParallelProductTest, AffineMatchesTheReferenceInFloat) {
+  OnEachBackend([] { CheckAffine<float>(1e-5); });
+}
+TEST(ParallelProductTest, AffineMatchesTheReferenceInDouble) { CheckAffine<double>(1e-13); }
 
 // TokenProducts: a^T b and the column sums of a and b over token counts within one chunk,
 // across chunks (not a multiple of the chunk) and across groups (a narrow output, split by
@@ -174,8 +178,12 @@ void CheckTokenProducts(double tolerance) {
   }
 }
 
-TEST(ParallelProductTest, TokenProductsMatchEigenInFloat) { OnEachBackend([] { CheckTokenProducts<float>(1e-5); }); }
-TEST(ParallelProductTest, TokenProductsMatchEigenInDouble) { CheckTokenProducts<double>(1e-13); }
+TEST(ParallelProductTest, TokenProductsMatchTheReferenceInFloat) {
+  OnEachBackend([] { CheckTokenProducts<float>(1e-5); });
+}
+TEST(ParallelProductTest, TokenProductsMatchTheReferenceInDouble) {
+  CheckTokenProducts<double>(1e-13);
+}
 
 TEST(ParallelProductTest, TokenProductsByHand) {
   // Tokens (1, 2) and (3, 4) against (1) and (10): a^T b = [31; 42], sums (4, 6) and (11).

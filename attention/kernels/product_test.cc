@@ -1,4 +1,4 @@
-// Product against Eigen's product on every path it takes: row-major and transposed lhs (a
+// Product against ReferenceProduct on every path it takes: row-major and transposed lhs (a
 // head's A^T), row-major and transposed rhs (K^T, small enough to copy, and too large to),
 // outputs with and without columns past the last whole packet, strided blocks of wider matrices
 // (a head's K inside the layer's keys), alpha, overwrite and +=, with and without a bias row;
@@ -77,7 +77,7 @@ void CheckAll(double tolerance) {
   }
 }
 
-TEST(ProductTest, MatchesEigenInFloat) {
+TEST(ProductTest, MatchesTheReferenceInFloat) {
   for (ProductBackend backend : {ProductBackend::kChosen, ProductBackend::kTiled,
                                  ProductBackend::kLibxsmm, ProductBackend::kOneDnn}) {
     SCOPED_TRACE(ProductBackendName(backend));
@@ -86,7 +86,7 @@ TEST(ProductTest, MatchesEigenInFloat) {
   }
   SetProductBackend(ProductBackend::kChosen);
 }
-TEST(ProductTest, MatchesEigenInDouble) { CheckAll<double>(1e-13); }
+TEST(ProductTest, MatchesTheReferenceInDouble) { CheckAll<double>(1e-13); }
 
 TEST(ProductTest, ByHandWithAColumnTail) {
   // 2 x 2 by 2 x 17: one whole packet of floats and one column past it.

@@ -1,4 +1,4 @@
-// TiledProduct against Eigen's product: every column-tile width (1-5 packets, whole and with a
+// TiledProduct against ReferenceProduct: every column-tile width (1-5 packets, whole and with a
 // partial last packet), row counts that leave tails of every tile height, depths in one chunk
 // and across chunks, op(A) = A and A^T, overwrite, accumulate and add a matrix D, with and
 // without a bias, float and double; nothing past C's columns is written.
@@ -15,7 +15,7 @@ namespace attnlab {
 namespace {
 
 template <typename T>
-void CheckAgainstEigen(double tolerance) {
+void CheckAgainstTheReference(double tolerance) {
   constexpr int kLanes = kPacketSize<T>;
   for (int rows : {1, 5, 7, 8, 9, 13, 50}) {
     for (int cols : {1, kLanes - 1, kLanes, 2 * kLanes + 3, 3 * kLanes, 4 * kLanes - 2, 4 * kLanes,
@@ -70,8 +70,8 @@ void CheckAgainstEigen(double tolerance) {
   }
 }
 
-TEST(TiledProductTest, MatchesEigenInFloat) { CheckAgainstEigen<float>(1e-5); }
-TEST(TiledProductTest, MatchesEigenInDouble) { CheckAgainstEigen<double>(1e-13); }
+TEST(TiledProductTest, MatchesTheReferenceInFloat) { CheckAgainstTheReference<float>(1e-5); }
+TEST(TiledProductTest, MatchesTheReferenceInDouble) { CheckAgainstTheReference<double>(1e-13); }
 
 TEST(TiledProductTest, LeavesColumnsPastTheProductAlone) {
   constexpr int kLanes = kPacketSize<float>;

@@ -1,4 +1,4 @@
-// TokenDots and WeightedTokenSums against Eigen's products, over shapes that exercise every
+// TokenDots and WeightedTokenSums against ReferenceProduct, over shapes that exercise every
 // tile and tail (rows not a multiple of 8, dims not a multiple of the packet, odd counts).
 #include "attention/kernels/token_passes.h"
 
@@ -37,8 +37,8 @@ void CheckShapes(double tolerance) {
   }
 }
 
-TEST(TokenPassesTest, MatchEigenInDouble) { CheckShapes<double>(1e-13); }
-TEST(TokenPassesTest, MatchEigenInFloat) { CheckShapes<float>(1e-5); }
+TEST(TokenPassesTest, MatchTheReferenceInDouble) { CheckShapes<double>(1e-13); }
+TEST(TokenPassesTest, MatchTheReferenceInFloat) { CheckShapes<float>(1e-5); }
 
 // The next sample's 100 lines: 50 in the first pass, 3 x 8 between the passes, 26 in the
 // second; nothing when there is no next sample.
