@@ -20,7 +20,11 @@ message=$(tools/plot tools/testdata/plot_fixture --series loss --at 1,2 2>&1 >/d
   { echo "unexpected error: $message"; exit 1; }
 # Two series panels, seeds averaged (one seed here: zero error bars): 2 panels, 1100 pixels.
 tools/plot tools/testdata/plot_fixture --series loss --at 1 --series corr --at 2 --mean_seeds \
-  --out "$TEST_TMPDIR/two.png" || exit 1
+  --panel_title "the loss" --panel_title "the corr" --out "$TEST_TMPDIR/two.png" || exit 1
+message=$(tools/plot tools/testdata/plot_fixture --series loss --at 1 --series corr --at 2 \
+  --panel_title one --out "$TEST_TMPDIR/one_title.png" 2>&1 >/dev/null)
+[[ $? -eq 2 && "$message" == "tools/plot: 1 --panel_title for 2 panels" ]] ||
+  { echo "unexpected error: $message"; exit 1; }
 width=$(od -An -tu1 -j16 -N4 "$TEST_TMPDIR/two.png" | awk '{print $1*16777216 + $2*65536 + $3*256 + $4}')
 [[ "$width" -eq 1100 ]] || { echo "two panels: width $width, expected 1100"; exit 1; }
 tools/plot tools/testdata/plot_fixture --metric corr --mean_seeds --out "$TEST_TMPDIR/m.png" || exit 1
