@@ -18,14 +18,12 @@ namespace attnlab {
 namespace parallel_product_internal {
 
 // Output blocks: columns where the output is at least 2 kColumns wide, else kRows high. Column
-// blocks are half the output rounded down to kColumns, at most kMaxColumns: two threads share
-// every wide product, and a library multiplies a wide one in few calls (its packing of the lhs
-// is amortized over the block's columns; experiments/BENCHMARKS.md).
+// blocks are half the output rounded down to kColumns (so at least kColumns), at most
+// kMaxColumns: two threads share every wide product, in few library calls.
 constexpr int kColumns = 128, kMaxColumns = 512, kRows = 256;
 constexpr bool ColumnBlocks(int cols) { return cols >= 2 * kColumns; }
 constexpr int ColumnBlockWidth(int cols) {
-  const int half = cols / 2 / kColumns * kColumns;
-  return half < kColumns ? kColumns : half > kMaxColumns ? kMaxColumns : half;
+  return std::min(kMaxColumns, cols / 2 / kColumns * kColumns);
 }
 constexpr bool OneBlock(int rows, int cols) { return !ColumnBlocks(cols) && rows <= kRows; }
 

@@ -7,6 +7,7 @@
 #define ATTNLAB_ATTENTION_KERNELS_WEIGHTED_ROW_SUM_H_
 
 #include "Eigen/Core"
+#include "attention/kernels/product.h"
 
 namespace attnlab {
 namespace internal {
@@ -15,7 +16,7 @@ namespace internal {
 template <int K, typename W, typename R, typename O>
 void WeightedRowSumFixed(const W& weights, const R& rows, O& out) {
   using T = typename R::Scalar;
-  constexpr int kLanes = 64 / sizeof(T);  // one AVX-512 register
+  constexpr int kLanes = 64 / sizeof(T);  // 64 bytes: one AVX-512 register, or two AVX2
   using Chunk = Eigen::Array<T, kLanes, 1>;
   const Eigen::Index n = rows.rows(), width = rows.cols();
   Eigen::Index col = 0;
@@ -36,8 +37,15 @@ void WeightedRowSumFixed(const W& weights, const R& rows, O& out) {
       Eigen::Map<Chunk>(&out(k, col + kLanes)) = acc[k][1];
     }
   }
-  if (col < width) {  // the last < 2 registers of columns
-    out.rightCols(width - col).noalias() = weights.transpose() * rows.rightCols(width - col);
+  // The last < 2 chunks of columns, as above one column at a time (an Eigen product here would
+  // be compiled for every K in every file that calls this).
+  for (; col < width; ++col) {
+    T acc[K] = {};
+    for (Eigen::Index t = 0; t < n; ++t) {
+      const T x = rows(t, col);
+      for (int k = 0; k < K; ++k) acc[k] += weights(t, k) * x;
+    }
+    for (int k = 0; k < K; ++k) out(k, col) = acc[k];
   }
 }
 
@@ -56,7 +64,8 @@ void WeightedRowSum(const W& weights, const R& rows, O&& out) {
     case 6: return internal::WeightedRowSumFixed<6>(weights, rows, out);
     case 7: return internal::WeightedRowSumFixed<7>(weights, rows, out);
     case 8: return internal::WeightedRowSumFixed<8>(weights, rows, out);
-    default: out.noalias() = weights.transpose() * rows;
+    default:
+      Product(weights.transpose(), rows, out, /*accumulate=*/false);
   }
 }
 
