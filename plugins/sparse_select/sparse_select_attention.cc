@@ -4,12 +4,13 @@
 
 #include "absl/strings/str_cat.h"
 #include "attention/base/field_error.h"
+#include "attention/base/status_macros.h"
 #include "attention/kernels/gaussian.h"
 #include "attention/kernels/parallel.h"
 #include "attention/kernels/parallel_product.h"
-#include "attention/plugin_registry.h"
+#include "attention/kernels/product.h"
 #include "attention/kernels/weighted_row_sum.h"
-#include "attention/base/status_macros.h"
+#include "attention/plugin_registry.h"
 
 namespace attnlab {
 
@@ -148,11 +149,11 @@ void SparseSelectAttention<T>::Forward(const Tensor<T>& in, Tensor<T>* out, Exec
         marks_(b, t) = x(t, dim_) > T(0.5) ? T(1) : T(0);
         if (marks_(b, t) != 0) q += p.row(t);
       }
-      keys_dir_.row(b).noalias() = q * w_.value.transpose();  // (W q)^T
+      Product(q, w_.value.transpose(), keys_dir_.row(b), false);  // (W q)^T
       auto a = probs_.sample(b);
-      a.noalias() = keys_dir_.row(b) * p.transpose();  // scores p_i^T W q
+      Product(keys_dir_.row(b), p.transpose(), a, false);  // scores p_i^T W q
       map_->Map(a, map_state_.row(b));
-      out->sample(b).noalias() = a * x.leftCols(dim_);
+      Product(a, x.leftCols(dim_), out->sample(b), false);
       weighted.leftCols(dim_) = a.transpose().asDiagonal() * x.leftCols(dim_);
       weighted.col(dim_) = a.transpose();
       WeightedRowSum(weighted, p, projected_.middleRows(int64_t(b) * (dim_ + 1), dim_ + 1));
@@ -174,6 +175,7 @@ void SparseSelectAttention<T>::Backward(const Tensor<T>& grad_out, Tensor<T>* gr
   const T scale = static_cast<T>(1 / std::sqrt(double(encoding_dim_)));
   ParallelFor(ctx, batch, [&](int begin, int end) {
     Matrix<T> drawn;  // this thread's scratch, for maps without softmax's Jacobian
+    Eigen::Matrix<T, 1, Eigen::Dynamic> f(dim_);  // a sample's output
     for (int b = begin; b < end; ++b) {
       const auto g = grad_out.sample(b);  // 1 x d
       const auto x = in.sample(b);
@@ -181,8 +183,9 @@ void SparseSelectAttention<T>::Backward(const Tensor<T>& grad_out, Tensor<T>* gr
       if (from_projections) {
         // r = P^T (a .* X g^T) - (f . g) P^T a, from the projections kept by Forward.
         const auto projected = projected_.middleRows(int64_t(b) * (dim_ + 1), dim_ + 1);
-        const T f_dot_g = (a * x.leftCols(dim_)).cwiseProduct(g).sum();
-        r_.row(b).noalias() = g * projected.topRows(dim_);
+        Product(a, x.leftCols(dim_), f, false);
+        const T f_dot_g = f.cwiseProduct(g).sum();
+        Product(g, projected.topRows(dim_), r_.row(b), false);
         r_.row(b) -= f_dot_g * projected.row(dim_);
       } else {
         // The forward's encodings again (its stream), then r = P^T ds with ds from the map.
@@ -190,19 +193,19 @@ void SparseSelectAttention<T>::Backward(const Tensor<T>& grad_out, Tensor<T>* gr
         GaussianStream(StreamSeed(seed_, b)).Fill(drawn.data(), drawn.size(), scale);
         ReshapeNormalDraws(drawn.data(), seq_len_);
         auto ds = grad_scores_.row(b);
-        ds.noalias() = g * x.leftCols(dim_).transpose();  // dL/da_i = g . x_i
+        Product(g, x.leftCols(dim_).transpose(), ds, false);  // dL/da_i = g . x_i
         map_->MapBackward(a, map_state_.row(b), ds);
-        r_.row(b).noalias() = ds * drawn;
+        Product(ds, drawn, r_.row(b), false);
       }
       if (grad_in != nullptr) {
         auto dx = grad_in->sample(b);
-        dx.leftCols(dim_).noalias() = a.transpose() * g;
+        Product(a.transpose(), g, dx.leftCols(dim_), false);
         dx.col(dim_).setZero();  // the marks are data, not a differentiable input
       }
     }
   });
   // s_bi = p_bi^T W q_b: dW = sum_b (sum_i ds_bi p_bi) q_b^T.
-  w_.grad.noalias() = r_.transpose() * queries_;
+  Product(r_.transpose(), queries_, w_.grad, false);
 }
 
 template <typename T>
@@ -234,7 +237,7 @@ void SparseSelectAttention<T>::ForwardShared(const Tensor<T>& in, Tensor<T>* out
       auto a = probs_.sample(b);
       a = grad_scores_.row(b);
       map_->Map(a, map_state_.row(b));
-      out->sample(b).noalias() = a * in.sample(b).leftCols(dim_);
+      Product(a, in.sample(b).leftCols(dim_), out->sample(b), false);
     }
   });
 }
@@ -250,11 +253,11 @@ void SparseSelectAttention<T>::BackwardShared(const Tensor<T>& grad_out, Tensor<
       const auto g = grad_out.sample(b);
       const auto a = probs_.sample(b);
       auto ds = grad_scores_.row(b);
-      ds.noalias() = g * in.sample(b).leftCols(dim_).transpose();  // dL/da
+      Product(g, in.sample(b).leftCols(dim_).transpose(), ds, false);  // dL/da
       map_->MapBackward(a, map_state_.row(b), ds);
       if (grad_in != nullptr) {
         auto dx = grad_in->sample(b);
-        dx.leftCols(dim_).noalias() = a.transpose() * g;
+        Product(a.transpose(), g, dx.leftCols(dim_), false);
         dx.col(dim_).setZero();  // the marks are data, not a differentiable input
       }
     }
@@ -267,8 +270,10 @@ void SparseSelectAttention<T>::BackwardShared(const Tensor<T>& grad_out, Tensor<
   if (positions_.frozen) return;  // FIXED and SINUSOIDAL encodings: no one reads their gradient
   // p_i enters as a key (through s_i, direction W q) and, for i in y, through q.
   auto used = positions_.grad.topRows(seq_len_);
-  used.noalias() = grad_scores_.transpose() * keys_dir_;
-  used.noalias() += marks_.transpose() * (r_ * w_.value);
+  Product(grad_scores_.transpose(), keys_dir_, used, false);
+  Matrix<T> r_w(r_.rows(), encoding_dim_);
+  Product(r_, w_.value, r_w, false);
+  Product(marks_.transpose(), r_w, used, true);
 }
 
 template <typename T>
@@ -300,7 +305,8 @@ void SparseSelectAttention<T>::ForwardProjected(const Tensor<T>& in, Tensor<T>* 
     }
   });
   // 2. u = W q for the whole batch.
-  keys_dir_.noalias() = queries_ * w_.value.transpose();
+  keys_dir_.resize(batch, encoding_dim_);
+  Product(queries_, w_.value.transpose(), keys_dir_, false);
   // 3. Scores, attention, output, and the gradient's orthogonal normal.
   scores_.resize(batch, seq_len_);
   noise_.resize(batch, encoding_dim_);
@@ -322,7 +328,7 @@ void SparseSelectAttention<T>::ForwardProjected(const Tensor<T>& in, Tensor<T>* 
       auto a = probs_.sample(b);
       a = s;
       map_->Map(a, map_state_.row(b));
-      out->sample(b).noalias() = a * in.sample(b).leftCols(dim_);
+      Product(a, in.sample(b).leftCols(dim_), out->sample(b), false);
       auto z = noise_.row(b);
       stream.Fill(z.data(), encoding_dim_, scale);
       if (u_norm > 0) z -= (z.dot(u) / (u_norm * u_norm)) * u;
@@ -344,7 +350,7 @@ void SparseSelectAttention<T>::BackwardProjected(const Tensor<T>& grad_out, Tens
       const auto x = in.sample(b);
       const auto a = probs_.sample(b);
       auto ds = grad_scores_.row(b);
-      ds.noalias() = g * x.leftCols(dim_).transpose();
+      Product(g, x.leftCols(dim_).transpose(), ds, false);
       map_->MapBackward(a, map_state_.row(b), ds);
       // r = sum_i ds_i p_i: marked rows exactly; unmarked ones through their distribution
       // given the scores (see sparse_select.proto).
@@ -366,12 +372,12 @@ void SparseSelectAttention<T>::BackwardProjected(const Tensor<T>& grad_out, Tens
       r += std::sqrt(spread) * noise_.row(b);
       if (grad_in != nullptr) {
         auto dx = grad_in->sample(b);
-        dx.leftCols(dim_).noalias() = a.transpose() * g;
+        Product(a.transpose(), g, dx.leftCols(dim_), false);
         dx.col(dim_).setZero();
       }
     }
   });
-  w_.grad.noalias() = r_.transpose() * queries_;
+  Product(r_.transpose(), queries_, w_.grad, false);
 }
 
 template <typename T>
