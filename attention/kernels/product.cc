@@ -1,5 +1,7 @@
 #include "attention/kernels/product.h"
 
+#include <cstdio>
+#include <cstdlib>
 #include <type_traits>
 
 #include "attention/kernels/library_product.h"
@@ -43,6 +45,20 @@ void ViewsProduct(int rows, int cols, int depth, T alpha, const T* a, int64_t ld
 }
 
 }  // namespace
+
+namespace product_internal {
+
+void ShapeMismatch(int64_t lhs_rows, int64_t lhs_cols, int64_t rhs_rows, int64_t rhs_cols,
+                   int64_t out_rows, int64_t out_cols) {
+  std::fprintf(stderr,
+               "attnlab internal error: Product of a %lld x %lld and a %lld x %lld matrix into a "
+               "%lld x %lld one\n",
+               (long long)lhs_rows, (long long)lhs_cols, (long long)rhs_rows, (long long)rhs_cols,
+               (long long)out_rows, (long long)out_cols);
+  std::abort();
+}
+
+}  // namespace product_internal
 
 template <typename T>
 void StridedProduct(int rows, int cols, int depth, T alpha, const T* a, int64_t lda,

@@ -64,6 +64,11 @@ constexpr bool CopiedRhs() {
   return UnitStride<R>() && !RowMajorView<R>();
 }
 
+// Product's operands do not fit (a bug in its caller: unlike an Eigen assignment, Product does
+// not resize out): says so on stderr and aborts.
+[[noreturn]] void ShapeMismatch(int64_t lhs_rows, int64_t lhs_cols, int64_t rhs_rows,
+                                int64_t rhs_cols, int64_t out_rows, int64_t out_cols);
+
 template <typename L, typename R, typename O, typename T>
 void EigenProduct(const L& lhs, const R& rhs, O& out, bool accumulate, T alpha, const T* bias,
                   const T* addend, int64_t ld_addend) {
@@ -106,6 +111,9 @@ void Product(const L& lhs, const R& rhs, O&& out, bool accumulate,
              const typename std::decay_t<O>::Scalar* addend = nullptr, int64_t ld_addend = 0) {
   using namespace product_internal;
   using T = typename std::decay_t<O>::Scalar;
+  if (lhs.cols() != rhs.rows() || out.rows() != lhs.rows() || out.cols() != rhs.cols()) {
+    ShapeMismatch(lhs.rows(), lhs.cols(), rhs.rows(), rhs.cols(), out.rows(), out.cols());
+  }
   if constexpr (UnitStride<L>() && UnitStride<R>() && RowMajorView<O>()) {
     StridedProduct<T>(int(out.rows()), int(out.cols()), int(lhs.cols()), alpha, lhs.data(),
                       lhs.outerStride(), std::decay_t<L>::IsRowMajor, rhs.data(), rhs.outerStride(),

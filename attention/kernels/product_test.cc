@@ -101,5 +101,16 @@ TEST(ProductTest, ByHandWithAColumnTail) {
   }
 }
 
+// Product does not resize its output (an Eigen assignment would): operands that do not fit end
+// the program with their shapes, not a write past out's memory.
+TEST(ProductDeathTest, ShapesThatDoNotFitAbortWithTheShapes) {
+  Matrix<float> a = Matrix<float>::Ones(2, 3), b = Matrix<float>::Ones(3, 4), out(2, 5);
+  EXPECT_DEATH(Product(a, b, out, /*accumulate=*/false),
+               "Product of a 2 x 3 and a 3 x 4 matrix into a 2 x 5 one");
+  Matrix<double> empty;
+  EXPECT_DEATH(Product(a.cast<double>(), b.cast<double>(), empty, /*accumulate=*/false),
+               "into a 0 x 0 one");
+}
+
 }  // namespace
 }  // namespace attnlab

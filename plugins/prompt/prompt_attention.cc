@@ -8,6 +8,7 @@
 #include "attention/base/status_macros.h"
 #include "attention/kernels/parallel.h"
 #include "attention/kernels/parallel_product.h"
+#include "attention/kernels/product.h"
 #include "attention/kernels/token_passes.h"
 
 namespace attnlab {
@@ -70,11 +71,14 @@ void PromptAttention<T>::Forward(const Tensor<T>& in, Tensor<T>* out, ExecContex
   out->Resize({batch, 1, value_dim_});
   if (query_row()) {  // row b: (W z_b)^T, z_b the sample's first row
     queries_.resize(batch, dim_);
-    for (int b = 0; b < batch; ++b) queries_.row(b).noalias() = in.sample(b).row(0) * w_.value.transpose();
+    for (int b = 0; b < batch; ++b) {
+      Product(in.sample(b).row(0), w_.value.transpose(), queries_.row(b), false);
+    }
     ForwardHeads(in.flat(), batch, seq_len, out->flat(), ctx);
     return;
   }
-  query_ = (w_.value * p_.value).transpose();  // the score of x is x^T (W p)
+  query_.resize(1, dim_);  // the score of x is x^T (W p)
+  Product(p_.value.transpose(), w_.value.transpose(), query_, false);
   if (map_ == nullptr) {
     ForwardHeads(in.flat(), batch, seq_len, out->flat(), ctx);
     return;
@@ -113,7 +117,7 @@ void PromptAttention<T>::ForwardWithMap(const Matrix<T>& x, int batch, int seq_l
       const HeadBlock<T> state = map_->RowState(b, 1);
       map_->Map(a, state);
       prefetch.BetweenPasses();
-      out.row(b).noalias() = a * dots.bottomRows(dv).transpose();  // out_b = a_b V_b
+      Product(a, dots.bottomRows(dv).transpose(), out.row(b), false);  // out_b = a_b V_b
       // In place, the moments' weights: a_b, and dL/dscores for dL/da = V_b[:, j].
       dots.row(0) = a;
       for (int j = 1; j < count; ++j) map_->MapBackward(a, state, dots.row(j));
@@ -192,8 +196,8 @@ void PromptAttention<T>::Backward(const Tensor<T>& grad_out, Tensor<T>* grad_in,
   }
   Matrix<T> grad_query = sum.leftCols(dim_);
   grad_query *= scale_;
-  p_.grad.noalias() = w_.value.transpose() * grad_query.transpose();
-  w_.grad.noalias() = grad_query.transpose() * p_.value.transpose();
+  Product(w_.value.transpose(), grad_query.transpose(), p_.grad, false);
+  Product(grad_query.transpose(), p_.value.transpose(), w_.grad, false);
 }
 
 template <typename T>
@@ -222,17 +226,17 @@ void PromptAttention<T>::BackwardHeads(const Matrix<T>& c, Tensor<T>* grad_in,
                            grad_values_.middleRows(tokens, seq_len));
     }
   }, GrainFor(int64_t(seq_len) * dim_));
-  v_.grad.noalias() = x.transpose() * grad_values_;
+  Product(x.transpose(), grad_values_, v_.grad, false);
   if (query_row()) {
     // Row b of the queries is (W z_b)^T: dL/dW = sum_b dq_b^T z_b^T, dL/dz_b = dq_b W.
     Matrix<T> z(batch, dim_);
     for (int b = 0; b < batch; ++b) z.row(b) = input_->sample(b).row(0);
-    w_.grad.noalias() = grad_query_rows_.transpose() * z;
+    Product(grad_query_rows_.transpose(), z, w_.grad, false);
   } else {
     Matrix<T> grad_query = Matrix<T>::Zero(1, dim_);
     for (int b = 0; b < batch; ++b) grad_query += grad_query_rows_.row(b);
-    p_.grad.noalias() = w_.value.transpose() * grad_query.transpose();
-    w_.grad.noalias() = grad_query.transpose() * p_.value.transpose();
+    Product(w_.value.transpose(), grad_query.transpose(), p_.grad, false);
+    Product(grad_query.transpose(), p_.value.transpose(), w_.grad, false);
   }
   if (grad_in == nullptr) return;
   // The keys are the tokens themselves; the values are X V.
@@ -240,7 +244,7 @@ void PromptAttention<T>::BackwardHeads(const Matrix<T>& c, Tensor<T>* grad_in,
   grad_in->flat() = grad_keys_;
   if (query_row()) {
     for (int b = 0; b < batch; ++b) {
-      grad_in->flat().row(int64_t(b) * rows).noalias() = grad_query_rows_.row(b) * w_.value;
+      Product(grad_query_rows_.row(b), w_.value, grad_in->flat().row(int64_t(b) * rows), false);
     }
   }
   ParallelProduct(ctx, grad_values_, v_.value.transpose(), grad_in->flat(), /*accumulate=*/true);
