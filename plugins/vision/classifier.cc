@@ -4,8 +4,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "attention/base/field_error.h"
-#include "attention/plugin_registry.h"
 #include "attention/base/status_macros.h"
+#include "attention/kernels/product.h"
+#include "attention/plugin_registry.h"
 
 namespace attnlab {
 
@@ -47,17 +48,17 @@ void Classifier<T>::Forward(const Tensor<T>& in, Tensor<T>* out, ExecContext&) {
     }
   }
   out->Resize({in.batch(), 1, config_.classes()});
-  out->flat().noalias() = pooled_ * w_.value;
-  out->flat().rowwise() += b_.value.row(0);
+  Product(pooled_, w_.value, out->flat(), /*accumulate=*/false, T(1), b_.value.data());
 }
 
 template <typename T>
 void Classifier<T>::Backward(const Tensor<T>& grad_out, Tensor<T>* grad_in, ExecContext&) {
   const Matrix<T>& g = grad_out.flat();
-  w_.grad.noalias() = pooled_.transpose() * g;
+  Product(pooled_.transpose(), g, w_.grad, /*accumulate=*/false);
   b_.grad = g.colwise().sum();
   if (grad_in == nullptr) return;
-  const Matrix<T> grad_pooled = g * w_.value.transpose();
+  Matrix<T> grad_pooled(g.rows(), dim_);
+  Product(g, w_.value.transpose(), grad_pooled, /*accumulate=*/false);
   grad_in->Resize(input_shape_);
   grad_in->SetZero();
   for (int b = 0; b < input_shape_.batch; ++b) {

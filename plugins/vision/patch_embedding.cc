@@ -122,7 +122,8 @@ void PatchEmbedding<T>::Backward(const Tensor<T>& grad_out, Tensor<T>* grad_in, 
   TokenProducts(ctx, patch_rows_, grad_projected_, w_.grad, nullptr, &b_.grad);
   if (grad_in == nullptr) return;
   // Scatter the patch gradients back to pixels (every pixel is in exactly one patch).
-  const Matrix<T> grad_patches = grad_projected_ * w_.value.transpose();
+  Matrix<T> grad_patches(grad_projected_.rows(), w_.value.rows());
+  ParallelProduct(ctx, grad_projected_, w_.value.transpose(), grad_patches);
   const int p = config_.patch(), c = config_.channels(), across = width_ / p;
   grad_in->Resize(input_shape_);
   for (int b = 0; b < batch; ++b) {
