@@ -1,5 +1,7 @@
 #include "plugins/linear/linear_mechanism.h"
 
+#include "attention/kernels/product.h"
+
 namespace attnlab {
 namespace {
 
@@ -26,10 +28,11 @@ void LinearMechanism<T>::Forward(int, ConstHeadBlock<T> q, ConstHeadBlock<T> k,
   Phi<T>(k, s.phi_k);
   const Eigen::Index queries = q.rows(), keys = k.rows();
   if (!this->shape_.causal) {
-    s.state.noalias() = s.phi_k.transpose() * v;            // sum_j phi(k_j) v_j^T
+    s.state.resize(k.cols(), v.cols());
+    Product(s.phi_k.transpose(), v, s.state, false);               // sum_j phi(k_j) v_j^T
     s.normalizer.noalias() = s.phi_k.colwise().sum().transpose();  // sum_j phi(k_j)
     s.denominators.noalias() = s.phi_q * s.normalizer;
-    h.noalias() = s.phi_q * s.state;
+    Product(s.phi_q, s.state, h, false);
     h.array().colwise() /= s.denominators.array();
   } else {  // running sums over the keys j <= i
     s.state.setZero(k.cols(), v.cols());
@@ -43,7 +46,7 @@ void LinearMechanism<T>::Forward(int, ConstHeadBlock<T> q, ConstHeadBlock<T> k,
     }
   }
   // The weights the layer shows: phi(q_i)^T phi(k_j) / denominator_i (masked: 0).
-  a.noalias() = s.phi_q * s.phi_k.transpose();
+  Product(s.phi_q, s.phi_k.transpose(), a, false);
   a.array().colwise() /= s.denominators.array();
   if (this->shape_.causal) {
     for (Eigen::Index i = 0; i + 1 < keys; ++i) a.row(i).tail(keys - i - 1).setZero();
@@ -63,25 +66,28 @@ void LinearMechanism<T>::Backward(int, ConstHeadBlock<T> q, ConstHeadBlock<T> k,
   s.grad_phi_q.resize(q.rows(), q.cols());
   s.grad_phi_k.resize(k.rows(), k.cols());
   if (!this->shape_.causal) {
-    s.state.noalias() = s.phi_k.transpose() * v;
+    s.state.resize(k.cols(), v.cols());
+    Product(s.phi_k.transpose(), v, s.state, false);
     s.normalizer.noalias() = s.phi_k.colwise().sum().transpose();
     s.denominators.noalias() = s.phi_q * s.normalizer;
     Matrix<T>& grad_numerators = s.grad_numerators;
     grad_numerators = dh;  // rows dh_i / d_i
     grad_numerators.array().colwise() /= s.denominators.array();
-    s.outputs.noalias() = s.phi_q * s.state;  // rows n_i; h_i = n_i / d_i
+    s.outputs.resize(queries, v.cols());
+    Product(s.phi_q, s.state, s.outputs, false);  // rows n_i; h_i = n_i / d_i
     // dL/dd_i = -dh_i . n_i / d_i^2 = -(dL/dn_i) . h_i.
     Vector<T>& grad_denominators = s.grad_denominators;
     grad_denominators = -(grad_numerators.cwiseProduct(s.outputs).rowwise().sum().array() /
                           s.denominators.array())
                              .matrix();
-    s.grad_phi_q.noalias() = grad_numerators * s.state.transpose();
-    s.grad_phi_q.noalias() += grad_denominators * s.normalizer.transpose();
-    s.state_grad.noalias() = s.phi_q.transpose() * grad_numerators;  // dL/dstate
+    Product(grad_numerators, s.state.transpose(), s.grad_phi_q, false);
+    Product(grad_denominators, s.normalizer.transpose(), s.grad_phi_q, true);
+    s.state_grad.resize(q.cols(), v.cols());
+    Product(s.phi_q.transpose(), grad_numerators, s.state_grad, false);  // dL/dstate
     s.normalizer_grad.noalias() = s.phi_q.transpose() * grad_denominators;
-    s.grad_phi_k.noalias() = v * s.state_grad.transpose();
+    Product(v, s.state_grad.transpose(), s.grad_phi_k, false);
     s.grad_phi_k.rowwise() += s.normalizer_grad.transpose();
-    dv.noalias() = s.phi_k * s.state_grad;
+    Product(s.phi_k, s.state_grad, dv, false);
   } else {
     // Forward again for the running sums at each i: dL/dphi(q_i) = state_i g_i + z_i dL/dd_i.
     Matrix<T>& grad_numerators = s.grad_numerators;
