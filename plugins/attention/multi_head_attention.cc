@@ -10,6 +10,7 @@
 #include "attention/base/status_macros.h"
 #include "attention/kernels/parallel.h"
 #include "attention/kernels/parallel_product.h"
+#include "attention/kernels/product.h"
 
 namespace attnlab {
 
@@ -132,7 +133,9 @@ template <typename T>
 Matrix<T> MultiHeadAttention<T>::QueryKeyMatrix(int head) const {
   const auto k = k_.value.middleRows(head * qk_dim_, qk_dim_);
   const auto q = (symmetric() ? k_ : q_).value.middleRows(head * qk_dim_, qk_dim_);
-  return q.transpose() * k;
+  Matrix<T> m(k.cols(), k.cols());
+  Product(q.transpose(), k, m, /*accumulate=*/false);
+  return m;
 }
 
 template <typename T>
@@ -141,12 +144,13 @@ void MultiHeadAttention<T>::AddQueryKeyGradient(int head, const Matrix<T>& grad)
   const auto k = k_.value.middleRows(head * qk_dim_, qk_dim_);
   auto dk = k_.grad.middleRows(head * qk_dim_, qk_dim_);
   if (symmetric()) {
-    dk.noalias() += k * (grad + grad.transpose());
+    const Matrix<T> symmetrized = grad + grad.transpose();
+    Product(k, symmetrized, dk, /*accumulate=*/true);
     return;
   }
   const auto q = q_.value.middleRows(head * qk_dim_, qk_dim_);
-  q_.grad.middleRows(head * qk_dim_, qk_dim_).noalias() += k * grad.transpose();
-  dk.noalias() += q * grad;
+  Product(k, grad.transpose(), q_.grad.middleRows(head * qk_dim_, qk_dim_), /*accumulate=*/true);
+  Product(q, grad, dk, /*accumulate=*/true);
 }
 
 template <typename T>
