@@ -24,7 +24,7 @@ void WeightedRowSumFixed(const W& weights, const R& rows, O& out) {
     Chunk acc[K][2];
     for (int k = 0; k < K; ++k) acc[k][0].setZero(), acc[k][1].setZero();
     for (Eigen::Index t = 0; t < n; ++t) {
-      const T* row = &rows(t, col);
+      const T* row = rows.data() + t * rows.outerStride() + col;
       const Chunk lo = Eigen::Map<const Chunk>(row), hi = Eigen::Map<const Chunk>(row + kLanes);
       for (int k = 0; k < K; ++k) {
         const T w = weights(t, k);

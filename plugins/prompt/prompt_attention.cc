@@ -72,13 +72,13 @@ void PromptAttention<T>::Forward(const Tensor<T>& in, Tensor<T>* out, ExecContex
   if (query_row()) {  // row b: (W z_b)^T, z_b the sample's first row
     queries_.resize(batch, dim_);
     for (int b = 0; b < batch; ++b) {
-      Product(in.sample(b).row(0), w_.value.transpose(), queries_.row(b), false);
+      TokenDots(w_.value.data(), dim_, dim_, in.sample(b).row(0).data(), 1, &queries_(b, 0));
     }
     ForwardHeads(in.flat(), batch, seq_len, out->flat(), ctx);
     return;
   }
   query_.resize(1, dim_);  // the score of x is x^T (W p)
-  Product(p_.value.transpose(), w_.value.transpose(), query_, false);
+  TokenDots(w_.value.data(), dim_, dim_, p_.value.data(), 1, query_.data());
   if (map_ == nullptr) {
     ForwardHeads(in.flat(), batch, seq_len, out->flat(), ctx);
     return;
@@ -117,7 +117,9 @@ void PromptAttention<T>::ForwardWithMap(const Matrix<T>& x, int batch, int seq_l
       const HeadBlock<T> state = map_->RowState(b, 1);
       map_->Map(a, state);
       prefetch.BetweenPasses();
-      Product(a, dots.bottomRows(dv).transpose(), out.row(b), false);  // out_b = a_b V_b
+      for (int j = 0; j < dv; ++j) {  // out_b = a_b V_b
+        out(b, j) = (a.array() * dots.row(1 + j).array()).sum();
+      }
       // In place, the moments' weights: a_b, and dL/dscores for dL/da = V_b[:, j].
       dots.row(0) = a;
       for (int j = 1; j < count; ++j) map_->MapBackward(a, state, dots.row(j));
@@ -244,7 +246,8 @@ void PromptAttention<T>::BackwardHeads(const Matrix<T>& c, Tensor<T>* grad_in,
   grad_in->flat() = grad_keys_;
   if (query_row()) {
     for (int b = 0; b < batch; ++b) {
-      Product(grad_query_rows_.row(b), w_.value, grad_in->flat().row(int64_t(b) * rows), false);
+      WeightedTokenSums(w_.value.data(), dim_, dim_, &grad_query_rows_(b, 0), 1,
+                        &grad_in->flat()(int64_t(b) * rows, 0));
     }
   }
   ParallelProduct(ctx, grad_values_, v_.value.transpose(), grad_in->flat(), /*accumulate=*/true);

@@ -9,10 +9,53 @@
 #include "attention/kernels/parallel.h"
 #include "attention/kernels/parallel_product.h"
 #include "attention/kernels/product.h"
+#include "attention/kernels/token_passes.h"
 #include "attention/kernels/weighted_row_sum.h"
 #include "attention/plugin_registry.h"
 
 namespace attnlab {
+namespace {
+
+// Plain loops over a sample's T tokens (rows of `tokens`, row-major, of which the first `dim`
+// entries are the token; dim is paper 3's d = 5): an Eigen expression per token costs more
+// than its few multiply-adds.
+
+// ds(t) = <token t, g>: one sample's dL/dscores from dL/dout = g.
+template <typename X, typename G, typename D>
+void TokenGradientDots(const X& tokens, int dim, const G& g, D& ds) {
+  const int64_t stride = tokens.outerStride();
+  for (Eigen::Index t = 0; t < tokens.rows(); ++t) {
+    const auto* x = tokens.data() + t * stride;
+    typename D::Scalar sum = 0;
+    for (int j = 0; j < dim; ++j) sum += x[j] * g.data()[j];
+    ds(t) = sum;
+  }
+}
+
+// out = sum_t a(t) token t: one sample's output from its weights.
+template <typename A, typename X, typename O>
+void WeightedTokens(const A& a, const X& tokens, int dim, O&& out) {
+  const int64_t stride = tokens.outerStride();
+  auto* o = out.data();
+  for (int j = 0; j < dim; ++j) o[j] = 0;
+  for (Eigen::Index t = 0; t < tokens.rows(); ++t) {
+    const auto* x = tokens.data() + t * stride;
+    const auto w = a(t);
+    for (int j = 0; j < dim; ++j) o[j] += w * x[j];
+  }
+}
+
+// dL/dtoken t = a(t) g, for every token: one sample's input gradient (its marks' column apart).
+template <typename A, typename G, typename D>
+void TokenGradients(const A& a, const G& g, int dim, D&& dx) {
+  const int64_t stride = dx.outerStride();
+  for (Eigen::Index t = 0; t < dx.rows(); ++t) {
+    auto* d = dx.data() + t * stride;
+    for (int j = 0; j < dim; ++j) d[j] = a(t) * g.data()[j];
+  }
+}
+
+}  // namespace
 
 template <typename T>
 absl::StatusOr<std::unique_ptr<SparseSelectAttention<T>>> SparseSelectAttention<T>::Create(
@@ -149,11 +192,12 @@ void SparseSelectAttention<T>::Forward(const Tensor<T>& in, Tensor<T>* out, Exec
         marks_(b, t) = x(t, dim_) > T(0.5) ? T(1) : T(0);
         if (marks_(b, t) != 0) q += p.row(t);
       }
-      Product(q, w_.value.transpose(), keys_dir_.row(b), false);  // (W q)^T
+      // (W q)^T, then the scores p_i^T W q.
+      TokenDots(w_.value.data(), encoding_dim_, encoding_dim_, q.data(), 1, &keys_dir_(b, 0));
       auto a = probs_.sample(b);
-      Product(keys_dir_.row(b), p.transpose(), a, false);  // scores p_i^T W q
+      TokenDots(p.data(), seq_len_, encoding_dim_, &keys_dir_(b, 0), 1, a.data());
       map_->Map(a, map_state_.row(b));
-      Product(a, x.leftCols(dim_), out->sample(b), false);
+      WeightedTokens(a, x, dim_, out->sample(b));
       weighted.leftCols(dim_) = a.transpose().asDiagonal() * x.leftCols(dim_);
       weighted.col(dim_) = a.transpose();
       WeightedRowSum(weighted, p, projected_.middleRows(int64_t(b) * (dim_ + 1), dim_ + 1));
@@ -183,9 +227,9 @@ void SparseSelectAttention<T>::Backward(const Tensor<T>& grad_out, Tensor<T>* gr
       if (from_projections) {
         // r = P^T (a .* X g^T) - (f . g) P^T a, from the projections kept by Forward.
         const auto projected = projected_.middleRows(int64_t(b) * (dim_ + 1), dim_ + 1);
-        Product(a, x.leftCols(dim_), f, false);
+        WeightedTokens(a, x, dim_, f);
         const T f_dot_g = f.cwiseProduct(g).sum();
-        Product(g, projected.topRows(dim_), r_.row(b), false);
+        WeightedTokenSums(projected.data(), dim_, encoding_dim_, g.data(), 1, &r_(b, 0));
         r_.row(b) -= f_dot_g * projected.row(dim_);
       } else {
         // The forward's encodings again (its stream), then r = P^T ds with ds from the map.
@@ -193,13 +237,13 @@ void SparseSelectAttention<T>::Backward(const Tensor<T>& grad_out, Tensor<T>* gr
         GaussianStream(StreamSeed(seed_, b)).Fill(drawn.data(), drawn.size(), scale);
         ReshapeNormalDraws(drawn.data(), seq_len_);
         auto ds = grad_scores_.row(b);
-        Product(g, x.leftCols(dim_).transpose(), ds, false);  // dL/da_i = g . x_i
+        TokenGradientDots(x, dim_, g, ds);  // dL/da_i = g . x_i
         map_->MapBackward(a, map_state_.row(b), ds);
-        Product(ds, drawn, r_.row(b), false);
+        WeightedTokenSums(drawn.data(), seq_len_, encoding_dim_, ds.data(), 1, &r_(b, 0));
       }
       if (grad_in != nullptr) {
         auto dx = grad_in->sample(b);
-        Product(a.transpose(), g, dx.leftCols(dim_), false);
+        TokenGradients(a, g, dim_, dx);
         dx.col(dim_).setZero();  // the marks are data, not a differentiable input
       }
     }
@@ -237,7 +281,7 @@ void SparseSelectAttention<T>::ForwardShared(const Tensor<T>& in, Tensor<T>* out
       auto a = probs_.sample(b);
       a = grad_scores_.row(b);
       map_->Map(a, map_state_.row(b));
-      Product(a, in.sample(b).leftCols(dim_), out->sample(b), false);
+      WeightedTokens(a, in.sample(b), dim_, out->sample(b));
     }
   });
 }
@@ -253,11 +297,11 @@ void SparseSelectAttention<T>::BackwardShared(const Tensor<T>& grad_out, Tensor<
       const auto g = grad_out.sample(b);
       const auto a = probs_.sample(b);
       auto ds = grad_scores_.row(b);
-      Product(g, in.sample(b).leftCols(dim_).transpose(), ds, false);  // dL/da
+      TokenGradientDots(in.sample(b), dim_, g, ds);  // dL/da
       map_->MapBackward(a, map_state_.row(b), ds);
       if (grad_in != nullptr) {
         auto dx = grad_in->sample(b);
-        Product(a.transpose(), g, dx.leftCols(dim_), false);
+        TokenGradients(a, g, dim_, dx);
         dx.col(dim_).setZero();  // the marks are data, not a differentiable input
       }
     }
@@ -328,7 +372,7 @@ void SparseSelectAttention<T>::ForwardProjected(const Tensor<T>& in, Tensor<T>* 
       auto a = probs_.sample(b);
       a = s;
       map_->Map(a, map_state_.row(b));
-      Product(a, in.sample(b).leftCols(dim_), out->sample(b), false);
+      WeightedTokens(a, in.sample(b), dim_, out->sample(b));
       auto z = noise_.row(b);
       stream.Fill(z.data(), encoding_dim_, scale);
       if (u_norm > 0) z -= (z.dot(u) / (u_norm * u_norm)) * u;
@@ -350,7 +394,7 @@ void SparseSelectAttention<T>::BackwardProjected(const Tensor<T>& grad_out, Tens
       const auto x = in.sample(b);
       const auto a = probs_.sample(b);
       auto ds = grad_scores_.row(b);
-      Product(g, x.leftCols(dim_).transpose(), ds, false);
+      TokenGradientDots(x, dim_, g, ds);
       map_->MapBackward(a, map_state_.row(b), ds);
       // r = sum_i ds_i p_i: marked rows exactly; unmarked ones through their distribution
       // given the scores (see sparse_select.proto).
@@ -372,7 +416,7 @@ void SparseSelectAttention<T>::BackwardProjected(const Tensor<T>& grad_out, Tens
       r += std::sqrt(spread) * noise_.row(b);
       if (grad_in != nullptr) {
         auto dx = grad_in->sample(b);
-        Product(a.transpose(), g, dx.leftCols(dim_), false);
+        TokenGradients(a, g, dim_, dx);
         dx.col(dim_).setZero();
       }
     }
