@@ -29,10 +29,10 @@ void LinearMechanism<T>::Forward(int, ConstHeadBlock<T> q, ConstHeadBlock<T> k,
   const Eigen::Index queries = q.rows(), keys = k.rows();
   if (!this->shape_.causal) {
     s.state.resize(k.cols(), v.cols());
-    Product(s.phi_k.transpose(), v, s.state, false);               // sum_j phi(k_j) v_j^T
+    Product(s.phi_k.transpose(), v, s.state, /*accumulate=*/false);  // sum_j phi(k_j) v_j^T
     s.normalizer.noalias() = s.phi_k.colwise().sum().transpose();  // sum_j phi(k_j)
     s.denominators.noalias() = s.phi_q * s.normalizer;
-    Product(s.phi_q, s.state, h, false);
+    Product(s.phi_q, s.state, h, /*accumulate=*/false);
     h.array().colwise() /= s.denominators.array();
   } else {  // running sums over the keys j <= i
     s.state.setZero(k.cols(), v.cols());
@@ -46,7 +46,7 @@ void LinearMechanism<T>::Forward(int, ConstHeadBlock<T> q, ConstHeadBlock<T> k,
     }
   }
   // The weights the layer shows: phi(q_i)^T phi(k_j) / denominator_i (masked: 0).
-  Product(s.phi_q, s.phi_k.transpose(), a, false);
+  Product(s.phi_q, s.phi_k.transpose(), a, /*accumulate=*/false);
   a.array().colwise() /= s.denominators.array();
   if (this->shape_.causal) {
     for (Eigen::Index i = 0; i + 1 < keys; ++i) a.row(i).tail(keys - i - 1).setZero();
@@ -67,27 +67,27 @@ void LinearMechanism<T>::Backward(int, ConstHeadBlock<T> q, ConstHeadBlock<T> k,
   s.grad_phi_k.resize(k.rows(), k.cols());
   if (!this->shape_.causal) {
     s.state.resize(k.cols(), v.cols());
-    Product(s.phi_k.transpose(), v, s.state, false);
+    Product(s.phi_k.transpose(), v, s.state, /*accumulate=*/false);
     s.normalizer.noalias() = s.phi_k.colwise().sum().transpose();
     s.denominators.noalias() = s.phi_q * s.normalizer;
     Matrix<T>& grad_numerators = s.grad_numerators;
     grad_numerators = dh;  // rows dh_i / d_i
     grad_numerators.array().colwise() /= s.denominators.array();
     s.outputs.resize(queries, v.cols());
-    Product(s.phi_q, s.state, s.outputs, false);  // rows n_i; h_i = n_i / d_i
+    Product(s.phi_q, s.state, s.outputs, /*accumulate=*/false);  // rows n_i; h_i = n_i / d_i
     // dL/dd_i = -dh_i . n_i / d_i^2 = -(dL/dn_i) . h_i.
     Vector<T>& grad_denominators = s.grad_denominators;
     grad_denominators = -(grad_numerators.cwiseProduct(s.outputs).rowwise().sum().array() /
                           s.denominators.array())
                              .matrix();
-    Product(grad_numerators, s.state.transpose(), s.grad_phi_q, false);
-    Product(grad_denominators, s.normalizer.transpose(), s.grad_phi_q, true);
+    Product(grad_numerators, s.state.transpose(), s.grad_phi_q, /*accumulate=*/false);
+    Product(grad_denominators, s.normalizer.transpose(), s.grad_phi_q, /*accumulate=*/true);
     s.state_grad.resize(q.cols(), v.cols());
-    Product(s.phi_q.transpose(), grad_numerators, s.state_grad, false);  // dL/dstate
+    Product(s.phi_q.transpose(), grad_numerators, s.state_grad, /*accumulate=*/false);  // dL/dstate
     s.normalizer_grad.noalias() = s.phi_q.transpose() * grad_denominators;
-    Product(v, s.state_grad.transpose(), s.grad_phi_k, false);
+    Product(v, s.state_grad.transpose(), s.grad_phi_k, /*accumulate=*/false);
     s.grad_phi_k.rowwise() += s.normalizer_grad.transpose();
-    Product(s.phi_k, s.state_grad, dv, false);
+    Product(s.phi_k, s.state_grad, dv, /*accumulate=*/false);
   } else {
     // Forward again for the running sums at each i: dL/dphi(q_i) = state_i g_i + z_i dL/dd_i.
     Matrix<T>& grad_numerators = s.grad_numerators;

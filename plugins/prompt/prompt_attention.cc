@@ -198,8 +198,8 @@ void PromptAttention<T>::Backward(const Tensor<T>& grad_out, Tensor<T>* grad_in,
   }
   Matrix<T> grad_query = sum.leftCols(dim_);
   grad_query *= scale_;
-  Product(w_.value.transpose(), grad_query.transpose(), p_.grad, false);
-  Product(grad_query.transpose(), p_.value.transpose(), w_.grad, false);
+  Product(w_.value.transpose(), grad_query.transpose(), p_.grad, /*accumulate=*/false);
+  Product(grad_query.transpose(), p_.value.transpose(), w_.grad, /*accumulate=*/false);
 }
 
 template <typename T>
@@ -228,17 +228,17 @@ void PromptAttention<T>::BackwardHeads(const Matrix<T>& c, Tensor<T>* grad_in,
                            grad_values_.middleRows(tokens, seq_len));
     }
   }, GrainFor(int64_t(seq_len) * dim_));
-  Product(x.transpose(), grad_values_, v_.grad, false);
+  Product(x.transpose(), grad_values_, v_.grad, /*accumulate=*/false);
   if (query_row()) {
     // Row b of the queries is (W z_b)^T: dL/dW = sum_b dq_b^T z_b^T, dL/dz_b = dq_b W.
     Matrix<T> z(batch, dim_);
     for (int b = 0; b < batch; ++b) z.row(b) = input_->sample(b).row(0);
-    Product(grad_query_rows_.transpose(), z, w_.grad, false);
+    Product(grad_query_rows_.transpose(), z, w_.grad, /*accumulate=*/false);
   } else {
     Matrix<T> grad_query = Matrix<T>::Zero(1, dim_);
     for (int b = 0; b < batch; ++b) grad_query += grad_query_rows_.row(b);
-    Product(w_.value.transpose(), grad_query.transpose(), p_.grad, false);
-    Product(grad_query.transpose(), p_.value.transpose(), w_.grad, false);
+    Product(w_.value.transpose(), grad_query.transpose(), p_.grad, /*accumulate=*/false);
+    Product(grad_query.transpose(), p_.value.transpose(), w_.grad, /*accumulate=*/false);
   }
   if (grad_in == nullptr) return;
   // The keys are the tokens themselves; the values are X V.

@@ -17,8 +17,9 @@ namespace attnlab {
 namespace {
 
 // Plain loops over a sample's T tokens (rows of `tokens`, row-major, of which the first `dim`
-// entries are the token; dim is paper 3's d = 5): an Eigen expression per token costs more
-// than its few multiply-adds.
+// entries are the token; dim is paper 3's d = 5). A Product per sample costs more in dispatch
+// than these few multiply-adds, and the kernels' token passes (token_passes.h) read rows of
+// exactly `dim` entries, not the marks' column after them.
 
 // ds(t) = <token t, g>: one sample's dL/dscores from dL/dout = g.
 template <typename X, typename G, typename D>
@@ -249,7 +250,7 @@ void SparseSelectAttention<T>::Backward(const Tensor<T>& grad_out, Tensor<T>* gr
     }
   });
   // s_bi = p_bi^T W q_b: dW = sum_b (sum_i ds_bi p_bi) q_b^T.
-  Product(r_.transpose(), queries_, w_.grad, false);
+  Product(r_.transpose(), queries_, w_.grad, /*accumulate=*/false);
 }
 
 template <typename T>
@@ -314,10 +315,10 @@ void SparseSelectAttention<T>::BackwardShared(const Tensor<T>& grad_out, Tensor<
   if (positions_.frozen) return;  // FIXED and SINUSOIDAL encodings: no one reads their gradient
   // p_i enters as a key (through s_i, direction W q) and, for i in y, through q.
   auto used = positions_.grad.topRows(seq_len_);
-  Product(grad_scores_.transpose(), keys_dir_, used, false);
+  Product(grad_scores_.transpose(), keys_dir_, used, /*accumulate=*/false);
   Matrix<T> r_w(r_.rows(), encoding_dim_);
-  Product(r_, w_.value, r_w, false);
-  Product(marks_.transpose(), r_w, used, true);
+  Product(r_, w_.value, r_w, /*accumulate=*/false);
+  Product(marks_.transpose(), r_w, used, /*accumulate=*/true);
 }
 
 template <typename T>
@@ -350,7 +351,7 @@ void SparseSelectAttention<T>::ForwardProjected(const Tensor<T>& in, Tensor<T>* 
   });
   // 2. u = W q for the whole batch.
   keys_dir_.resize(batch, encoding_dim_);
-  Product(queries_, w_.value.transpose(), keys_dir_, false);
+  Product(queries_, w_.value.transpose(), keys_dir_, /*accumulate=*/false);
   // 3. Scores, attention, output, and the gradient's orthogonal normal.
   scores_.resize(batch, seq_len_);
   noise_.resize(batch, encoding_dim_);
@@ -421,7 +422,7 @@ void SparseSelectAttention<T>::BackwardProjected(const Tensor<T>& grad_out, Tens
       }
     }
   });
-  Product(r_.transpose(), queries_, w_.grad, false);
+  Product(r_.transpose(), queries_, w_.grad, /*accumulate=*/false);
 }
 
 template <typename T>
