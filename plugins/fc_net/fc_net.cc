@@ -1,14 +1,15 @@
 #include "plugins/fc_net/fc_net.h"
 
 #include <cmath>
+#include <random>
 
 #include "absl/strings/str_cat.h"
 #include "attention/base/field_error.h"
+#include "attention/base/status_macros.h"
 #include "attention/kernels/activations.h"
 #include "attention/kernels/parallel.h"
 #include "attention/kernels/parallel_product.h"
 #include "attention/plugin_registry.h"
-#include "attention/base/status_macros.h"
 
 namespace attnlab {
 
@@ -34,10 +35,20 @@ absl::StatusOr<Shape> FcNet<T>::Setup(const Shape& input, ExecContext& ctx) {
     weights_[k].name = absl::StrCat("w", k);
     biases_[k].name = absl::StrCat("b", k);
     const DefaultInit he{ParamSpec::NORMAL, std::sqrt(2.0 / widths[k])};
-    RETURN_IF_ERROR(InitParameter(ParamSpec(), he, widths[k], widths[k + 1], "", ctx,
-                                  &weights_[k]));
+    const bool torch = config_.init() == Config::TORCH_LINEAR;
+    RETURN_IF_ERROR(InitParameter(ParamSpec(), torch ? DefaultInit{ParamSpec::ZEROS} : he,
+                                  widths[k], widths[k + 1], "", ctx, &weights_[k]));
     RETURN_IF_ERROR(InitParameter(ParamSpec(), {ParamSpec::ZEROS}, 1, widths[k + 1], "", ctx,
                                   &biases_[k]));
+    if (torch) {
+      std::uniform_real_distribution<double> uniform(-1 / std::sqrt(double(widths[k])),
+                                                     1 / std::sqrt(double(widths[k])));
+      for (Parameter<T>* p : {&weights_[k], &biases_[k]}) {
+        for (Eigen::Index i = 0; i < p->value.size(); ++i) {
+          p->value.data()[i] = static_cast<T>(uniform(ctx.rng()));
+        }
+      }
+    }
   }
   derivative_.resize(layers - 1);
   post_.resize(layers - 1);

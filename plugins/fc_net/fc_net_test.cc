@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "absl/strings/str_cat.h"
 #include "attention/base/field_error.h"
 #include "attention/gradient_check.h"
 #include "attention/layer_testing.h"
@@ -90,6 +91,28 @@ TEST(FcNetTest, InputLengthIsFixed) {
   int count = 0;
   for (Parameter<double>* p : net->parameters()) count += p->value.size();
   EXPECT_EQ(count, 60 * 8 + 8 + 8 * 5 + 5);
+}
+
+// He-normal: weights of variance 2 / fan_in, biases 0. torch.nn.Linear's: weights and biases
+// within +-1/sqrt(fan_in), of variance 1 / (3 fan_in). 400 x 300 draws: the sample variance is
+// within 1% of its expectation (its relative sd is 0.4% for the normal, 0.2% for the uniform).
+TEST(FcNetTest, InitsHaveTheirDistributions) {
+  for (const char* init : {"HE_NORMAL", "TORCH_LINEAR"}) {
+    auto net = Make(absl::StrCat("output_dim: 1 hidden: [ 300 ] init: ", init), {1, 400, 1});
+    const Matrix<double>& w = net->parameters()[0]->value;
+    const Matrix<double>& b = net->parameters()[1]->value;
+    const double fan_in = 400, variance = w.squaredNorm() / double(w.size());
+    if (std::string(init) == "HE_NORMAL") {
+      EXPECT_NEAR(variance, 2 / fan_in, 0.01 * 2 / fan_in);
+      EXPECT_EQ(b.squaredNorm(), 0.0);
+    } else {
+      EXPECT_NEAR(variance, 1 / (3 * fan_in), 0.01 / (3 * fan_in));
+      const double bound = 1 / std::sqrt(fan_in);
+      EXPECT_LE(w.cwiseAbs().maxCoeff(), bound);
+      EXPECT_LE(b.cwiseAbs().maxCoeff(), bound);
+      EXPECT_GT(b.cwiseAbs().maxCoeff(), 0.9 * bound);  // 300 draws reach the bound's tail
+    }
+  }
 }
 
 TEST(FcNetTest, ConfigErrorsNameTheField) {
