@@ -198,6 +198,11 @@ void PromptAttention<T>::Backward(const Tensor<T>& grad_out, Tensor<T>* grad_in,
   }
   Matrix<T> grad_query = sum.leftCols(dim_);
   grad_query *= scale_;
+  SetPromptGradients(grad_query);
+}
+
+template <typename T>
+void PromptAttention<T>::SetPromptGradients(const Matrix<T>& grad_query) {
   Product(w_.value.transpose(), grad_query.transpose(), p_.grad, /*accumulate=*/false);
   Product(grad_query.transpose(), p_.value.transpose(), w_.grad, /*accumulate=*/false);
 }
@@ -237,8 +242,7 @@ void PromptAttention<T>::BackwardHeads(const Matrix<T>& c, Tensor<T>* grad_in,
   } else {
     Matrix<T> grad_query = Matrix<T>::Zero(1, dim_);
     for (int b = 0; b < batch; ++b) grad_query += grad_query_rows_.row(b);
-    Product(w_.value.transpose(), grad_query.transpose(), p_.grad, /*accumulate=*/false);
-    Product(grad_query.transpose(), p_.value.transpose(), w_.grad, /*accumulate=*/false);
+    SetPromptGradients(grad_query);
   }
   if (grad_in == nullptr) return;
   // The keys are the tokens themselves; the values are X V.

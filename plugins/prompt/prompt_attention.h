@@ -61,6 +61,8 @@ class PromptAttention : public AttentionLayer<T>, public PromptForm<T> {
   void ForwardHeads(const Matrix<T>& x, int batch, int seq_len, Matrix<T>& out,
                     ExecContext& ctx);
   void BackwardHeads(const Matrix<T>& grad_out, Tensor<T>* grad_in, ExecContext& ctx);
+  // The query is (W p)^T: from dL/d(query) (1 x d), dL/dp = W^T dL/dq^T and dL/dW = dL/dq^T p^T.
+  void SetPromptGradients(const Matrix<T>& grad_query);
   void ComputeValues(const Matrix<T>& x, ExecContext& ctx);  // values_ = X V
   // The query of sample b: (W p)^T, or (W z_b)^T with query: FIRST_ROW.
   ConstHeadBlock<T> QueryOf(int b) const {
