@@ -130,7 +130,8 @@ TEST(SparseSelectionTest, Setup3cFcNetOfComparableSizeFails) {
       "plugin: \"sparse_select\" config { [type.googleapis.com/attnlab.plugins.SparseSelectConfig] "
       "{ encoding_dim: 170 sampler: PROJECTED } } } } optimizer { gd {} lr: 10 } " + schedule + "',"
       "'model { dtype: FLOAT loss { plugin: \"squared\" } layer { name: \"mlp\" plugin: \"fc_net\" "
-      "config { [type.googleapis.com/attnlab.plugins.FcNetConfig] { hidden: 24 output_dim: 5 } } } } "
+      "config { [type.googleapis.com/attnlab.plugins.FcNetConfig] { hidden: 24 output_dim: 5 "
+      "init: TORCH_LINEAR } } } } "
       "optimizer { adam {} lr: 0.001 } " + schedule + "']");
   Set(&spec, "sweep.axis[0].label", "['attention', 'fc m=24']");
   Set(&spec, "sweep.seed", "[0]");
