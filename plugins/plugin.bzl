@@ -105,7 +105,9 @@ def attnlab_plugins():
                 srcs = [folder + "/bench.cc"],
                 deps = [
                     ":all",
+                    "//attention/kernels/cuda:device",
                     "@com_github_google_benchmark//:benchmark",
+                    "@tbb",
                 ] + PLUGIN_DEPS,
             )
 
