@@ -1,10 +1,7 @@
 // The softmax attention layer's step (Forward and Backward) on the CPU and under device: CUDA
 // (tools/bazel run -c opt //plugins:attention_bench; the CUDA rows need a --config=cuda build and
-// a GPU, and skip saying why elsewhere). Float, subnormals flushed as a trial does. Shapes:
-//   vit   128 images of 50 tokens of width 64, 4 symmetric heads of 16
-//   (experiments/workloads/vit_*) lm    16 sequences of 64 tokens of width 128, 1 causal head of
-//   128 (experiments/qk_spectrum/2c) long  8 sequences of 1024 tokens of width 128, 4 causal heads
-//   of 32
+// a GPU, and skip saying why elsewhere). Float, subnormals flushed as a trial does, at the
+// shapes in kShapes.
 // The CUDA path moves Q, K, V, the attention map and the gradients across the bus at every call
 // (the map stays on the host for the metrics), so these rows time that round trip too.
 #include <iterator>
@@ -28,6 +25,8 @@ struct LayerShape {
   Shape input;
 };
 
+// The ViT workloads' (experiments/workloads/vit_*), paper 2's LM (experiments/qk_spectrum/2c) and a
+// long causal sequence.
 const LayerShape kShapes[] = {
     {"vit",
      "symmetric: true heads: 4 qk_dim: 16 value_dim: 16 output_dim: 64 bias: true",
