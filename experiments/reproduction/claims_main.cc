@@ -1,6 +1,7 @@
 // tools/bazel run //experiments:claims [-- --paper=N] [-- --quick]: every paper's claims
 // judged from runs of this code. Writes CLAIMS.md and claims.csv (with --quick:
-// claims_quick.csv) beside each claims file, and prints each paper's tally.
+// claims_quick.csv) beside each claims file, prints each paper's tally and rewrites README's
+// status table (alone with --status_only).
 //
 // Exit status: 0 done (claims whose data are not on this machine are "not evaluated"); 1 a
 // trial failed, results could not be written, or --check_quick found a changed verdict;
@@ -38,6 +39,9 @@ ABSL_FLAG(bool, check_quick, false,
           "With --quick: compare the verdicts with the committed claims_quick.csv and exit 1 "
           "when one changed.");
 ABSL_FLAG(bool, write, true, "Write the outputs beside each claims file.");
+ABSL_FLAG(bool, status_only, false,
+          "Run nothing: only rewrite README's status table from each paper's claims.csv and "
+          "CLAIMS.md against this build and the specs as they stand (after editing a spec).");
 ABSL_FLAG(std::string, out, "attnlab_results/claims",
           "Where the runs' results stores live (a relative path resolves against the directory "
           "`bazel run` was started from).");
@@ -49,13 +53,47 @@ ABSL_FLAG(std::string, reuse, "rerun",
 namespace attnlab {
 namespace {
 
+// README's status table, from every paper's claims.csv and CLAIMS.md as they now stand: 0, or
+// 1 when README could not be read or written.
+int WriteReadmeStatus(std::vector<PaperTally>* tallies, const CodeVersion& code) {
+  for (PaperTally& tally : *tallies) {
+    tally.claims_csv = ReadFile(tally.claims_csv).value_or("");
+    tally.quick_csv = ReadFile(tally.quick_csv).value_or("");
+    tally.claims_md_text = ReadFile(tally.claims_md_text).value_or("");
+  }
+  const std::string readme_path = ResolveWorkspacePath("README.md");
+  absl::StatusOr<std::string> readme = ReadFile(readme_path);
+  absl::StatusOr<std::string> updated =
+      readme.ok() ? ReplaceStatusTable(*readme, ReadmeStatusTable(*tallies, code))
+                  : readme.status();
+  if (!updated.ok()) {
+    std::fprintf(stderr, "%s: %s\n", readme_path.c_str(),
+                 std::string(updated.status().message()).c_str());
+    return 1;
+  }
+  if (absl::Status s = WriteFileAtomically(readme_path, *updated); !s.ok()) {
+    std::fprintf(stderr, "%s\n", std::string(s.message()).c_str());
+    return 1;
+  }
+  std::fprintf(stderr, "claims: wrote the status table of %s\n", readme_path.c_str());
+  return 0;
+}
+
 int Main(int argc, char** argv) {
   absl::SetProgramUsageMessage(
       "Judges the papers' claims from runs of this code.\n  claims [--paper=N] [--quick] "
-      "[--check_quick] [--write=false] [--out=DIR] [--threads=N] [--reuse=rerun|same|any]");
+      "[--check_quick] [--status_only] [--write=false] [--out=DIR] [--threads=N] "
+      "[--reuse=rerun|same|any]");
   if (!ParseFlagsOnly(argc, argv)) return 2;
   if (absl::GetFlag(FLAGS_threads) < 0) {
     std::fprintf(stderr, "--threads=%d: must be >= 0\n", absl::GetFlag(FLAGS_threads));
+    return 2;
+  }
+  if (absl::GetFlag(FLAGS_status_only) &&
+      (absl::GetFlag(FLAGS_quick) || !absl::GetFlag(FLAGS_write))) {
+    std::fprintf(stderr,
+                 "--status_only: writes README's full-length status table (not with --quick "
+                 "or --write=false)\n");
     return 2;
   }
   if (absl::GetFlag(FLAGS_check_quick) && !absl::GetFlag(FLAGS_quick)) {
@@ -91,11 +129,16 @@ int Main(int argc, char** argv) {
       std::fprintf(stderr, "%s\n", std::string(file.status().message()).c_str());
       return 2;
     }
-    tallies.push_back({file->file.number(), file->file.paper(),
-                       DirectoryOf(std::string(name)) + "/CLAIMS.md",
-                       DirectoryOf(file->path) + "/claims.csv",
-                       DirectoryOf(file->path) + "/claims_quick.csv",
-                       DirectoryOf(file->path) + "/CLAIMS.md"});  // its path until read
+    absl::StatusOr<std::map<std::string, std::string>> spec_hashes = RunSpecHashes(*file);
+    if (!spec_hashes.ok()) {
+      std::fprintf(stderr, "%s\n", std::string(spec_hashes.status().message()).c_str());
+      return 2;
+    }
+    tallies.push_back(
+        {file->file.number(), file->file.paper(), DirectoryOf(std::string(name)) + "/CLAIMS.md",
+         DirectoryOf(file->path) + "/claims.csv", DirectoryOf(file->path) + "/claims_quick.csv",
+         DirectoryOf(file->path) + "/CLAIMS.md",  // its path until read
+         *std::move(spec_hashes)});
     if (absl::GetFlag(FLAGS_paper) == 0 || file->file.number() == absl::GetFlag(FLAGS_paper)) {
       files.push_back(std::move(*file));
     }
@@ -104,6 +147,7 @@ int Main(int argc, char** argv) {
     std::fprintf(stderr, "--paper=%d: no claims file declares this number\n", absl::GetFlag(FLAGS_paper));
     return 2;
   }
+  if (absl::GetFlag(FLAGS_status_only)) return WriteReadmeStatus(&tallies, options.code);
   int status = 0;
   std::vector<std::string> tally_lines;
   for (const ClaimsFileText& file : files) {
@@ -161,25 +205,7 @@ int Main(int argc, char** argv) {
     for (const std::string& tally : tally_lines) std::fputs(tally.c_str(), stdout);
   }
   if (absl::GetFlag(FLAGS_write) && !options.quick) {
-    // README's status table, from every paper's claims.csv as it now stands.
-    for (PaperTally& tally : tallies) {
-      tally.claims_csv = ReadFile(tally.claims_csv).value_or("");
-      tally.quick_csv = ReadFile(tally.quick_csv).value_or("");
-      tally.claims_md_text = ReadFile(tally.claims_md_text).value_or("");
-    }
-    const std::string readme_path = ResolveWorkspacePath("README.md");
-    absl::StatusOr<std::string> readme = ReadFile(readme_path);
-    absl::StatusOr<std::string> updated =
-        readme.ok() ? ReplaceStatusTable(*readme, ReadmeStatusTable(tallies, options.code.Key())) : readme.status();
-    if (!updated.ok()) {
-      std::fprintf(stderr, "%s: %s\n", readme_path.c_str(), std::string(updated.status().message()).c_str());
-      return 1;
-    }
-    if (absl::Status s = WriteFileAtomically(readme_path, *updated); !s.ok()) {
-      std::fprintf(stderr, "%s\n", std::string(s.message()).c_str());
-      return 1;
-    }
-    std::fprintf(stderr, "claims: wrote the status table of %s\n", readme_path.c_str());
+    if (int written = WriteReadmeStatus(&tallies, options.code); written != 0) return written;
   }
   return status;
 }

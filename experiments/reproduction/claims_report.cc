@@ -236,10 +236,30 @@ std::vector<ClaimOutcome> CsvVerdicts(absl::string_view csv, size_t id_field, in
   return outcomes;
 }
 
+// The runs of claims.csv's spec column ("run:hash" words) whose hash is not `current`'s for
+// the run: their trials came from another spec than the repository's.
+std::set<std::string> ChangedRuns(absl::string_view csv,
+                                  const std::map<std::string, std::string>& current) {
+  std::set<std::string> changed;
+  bool header = true;
+  for (absl::string_view line : absl::StrSplit(csv, '\n', absl::SkipEmpty())) {
+    const std::vector<std::string> fields = CsvFields(line);
+    if (header || fields.size() < 15) {
+      header = false;
+      continue;
+    }
+    for (absl::string_view word : absl::StrSplit(fields[14], ' ', absl::SkipEmpty())) {
+      const std::pair<std::string, std::string> run_hash = absl::StrSplit(word, ':');
+      const auto now = current.find(run_hash.first);
+      if (now != current.end() && now->second != run_hash.second) changed.insert(run_hash.first);
+    }
+  }
+  return changed;
+}
+
 }  // namespace
 
-std::string ReadmeStatusTable(const std::vector<PaperTally>& papers,
-                              absl::string_view current_code) {
+std::string ReadmeStatusTable(const std::vector<PaperTally>& papers, const CodeVersion& current) {
   std::string table =
       "| paper | claims (computed by `//experiments:claims`) | table | code |\n|---|---|---|---|\n";
   for (const PaperTally& paper : papers) {
@@ -255,12 +275,24 @@ std::string ReadmeStatusTable(const std::vector<PaperTally>& papers,
       link = absl::StrCat(paper.claims_md.substr(0, paper.claims_md.rfind('/') + 1), "claims_quick.csv");
     }
     std::string code = absl::StrJoin(commits, " ");
-    const std::string marker = "by code ";
-    const size_t at = paper.claims_md_text.find(marker);
-    if (!full.empty() && at != std::string::npos &&
-        paper.claims_md_text.substr(at + marker.size(), current_code.size()) != current_code) {
-      absl::StrAppend(&code, "; older trial code than this build's (`--paper=", paper.number,
-                      "` reruns its trials)");
+    // CLAIMS.md's header: "by code <key> (commit ..., source <hash>, ...".
+    const std::string& header = paper.claims_md_text;
+    const size_t key_at = header.find("by code "), source_at = header.find(", source ");
+    if (!full.empty() && key_at != std::string::npos &&
+        header.compare(key_at + 8, current.Key().size(), current.Key()) != 0) {
+      const bool same_source =
+          source_at != std::string::npos &&
+          header.compare(source_at + 9, current.source.size(), current.source) == 0;
+      absl::StrAppend(&code,
+                      same_source ? "; this trial code built or tuned otherwise (compiler, CPU or "
+                                    "product backends"
+                                  : "; older trial code than this build's (",
+                      same_source ? ": " : "", "`--paper=", paper.number, "` reruns its trials)");
+    }
+    const std::set<std::string> changed = ChangedRuns(paper.claims_csv, paper.spec_hashes);
+    if (!changed.empty()) {
+      absl::StrAppend(&code, "; specs changed since (", absl::StrJoin(changed, ", "),
+                      ": `--paper=", paper.number, "` reruns them)");
     }
     absl::StrAppend(&table, "| ", paper.number, ". ", Cell(paper.paper), " | ", tally, " | [", link,
                     "](", link, ") | ", code, " |\n");

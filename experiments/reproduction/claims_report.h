@@ -3,11 +3,13 @@
 #ifndef ATTNLAB_EXPERIMENTS_REPRODUCTION_CLAIMS_REPORT_H_
 #define ATTNLAB_EXPERIMENTS_REPRODUCTION_CLAIMS_REPORT_H_
 
+#include <map>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "experiments/code_version.h"
 #include "experiments/reproduction/claims_runner.h"
 
 namespace attnlab {
@@ -38,11 +40,13 @@ struct PaperTally {
   std::string paper, claims_md, claims_csv, quick_csv;
   // CLAIMS.md's text: its header names the code its trials ran ("by code <key> (...").
   std::string claims_md_text;
+  // Each run's spec hash as the repository now has it (RunSpecHashes).
+  std::map<std::string, std::string> spec_hashes;
 };
-// A paper whose CLAIMS.md came from code other than `current_code` (a CodeVersion key) says so
-// in its code column, with the command that reruns it.
-std::string ReadmeStatusTable(const std::vector<PaperTally>& papers,
-                              absl::string_view current_code);
+// A paper whose CLAIMS.md came from code other than `current` (another source, or the same
+// built or tuned otherwise), or from specs other than `spec_hashes`, says so in its code column,
+// with the command that reruns it.
+std::string ReadmeStatusTable(const std::vector<PaperTally>& papers, const CodeVersion& current);
 
 // `readme` with the text between its "<!-- claims status -->" and "<!-- end claims status -->"
 // lines replaced by `table`; InvalidArgument when the markers are missing.

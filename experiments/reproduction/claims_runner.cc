@@ -91,7 +91,39 @@ std::set<std::string> RunsJudged(const ClaimsFile& file) {
   return runs;
 }
 
+// Run `r`'s spec with its overrides (and its quick ones with `quick`); an error names the
+// claims file, line and run.
+absl::StatusOr<ParsedSpec> ReadRunSpec(const ClaimsFileText& claims, int r, bool quick) {
+  const ClaimRun& run = claims.file.run(r);
+  const std::string where =
+      absl::StrCat(claims.path, ":", claims.run_line[r], ": run ", run.name(), ": ");
+  const std::string spec_path =
+      run.spec()[0] == '/' ? run.spec() : DirectoryOf(claims.path) + "/" + run.spec();
+  absl::StatusOr<ParsedSpec> parsed = ReadSpecFile(spec_path);
+  if (!parsed.ok())
+    return absl::InvalidArgumentError(absl::StrCat(where, parsed.status().message()));
+  RETURN_IF_ERROR(Override(&parsed->spec, run.set(), where, "set"));
+  if (quick) RETURN_IF_ERROR(Override(&parsed->spec, run.quick_set(), where, "quick_set"));
+  return parsed;
+}
+
+// What CLAIMS.md's spec column shows: 12 hex digits of the result-determining spec's hash.
+std::string SpecHash(const ExperimentSpec& spec) {
+  return absl::StrFormat("%012x",
+                         Fnv1a(PrintSpec(ResultDeterminingSpec(spec))) & 0xffffffffffffull);
+}
+
 }  // namespace
+
+absl::StatusOr<std::map<std::string, std::string>> RunSpecHashes(const ClaimsFileText& claims) {
+  std::map<std::string, std::string> hashes;
+  for (int r = 0; r < claims.file.run_size(); ++r) {
+    absl::StatusOr<ParsedSpec> parsed = ReadRunSpec(claims, r, /*quick=*/false);
+    if (!parsed.ok()) return parsed.status();
+    hashes[claims.file.run(r).name()] = SpecHash(parsed->spec);
+  }
+  return hashes;
+}
 
 absl::StatusOr<ClaimsFileText> ReadClaimsFile(const std::string& path) {
   absl::StatusOr<std::string> text = ReadFile(path);
@@ -151,14 +183,8 @@ absl::StatusOr<PaperOutcome> RunClaims(const ClaimsFileText& claims, const Claim
   for (int r = 0; r < file.run_size(); ++r) {
     const ClaimRun& run = file.run(r);
     const std::string where = absl::StrCat(claims.path, ":", claims.run_line[r], ": run ", run.name(), ": ");
-    const std::string spec_path = run.spec()[0] == '/' ? run.spec()
-                                                       : DirectoryOf(claims.path) + "/" + run.spec();
-    absl::StatusOr<ParsedSpec> parsed = ReadSpecFile(spec_path);
-    if (!parsed.ok()) return absl::InvalidArgumentError(absl::StrCat(where, parsed.status().message()));
-    if (absl::Status s = Override(&parsed->spec, run.set(), where, "set"); !s.ok()) return s;
-    if (options.quick) {
-      if (absl::Status s = Override(&parsed->spec, run.quick_set(), where, "quick_set"); !s.ok()) return s;
-    }
+    absl::StatusOr<ParsedSpec> parsed = ReadRunSpec(claims, r, options.quick);
+    if (!parsed.ok()) return parsed.status();
     specs.push_back(std::move(*parsed));
     if (options.quick && run.quick_skip()) {
       dry_runs[run.name()].status = absl::UnavailableError("skipped by --quick");
@@ -194,8 +220,7 @@ absl::StatusOr<PaperOutcome> RunClaims(const ClaimsFileText& claims, const Claim
       outcome.status = absl::UnavailableError("skipped by --quick (only causes read it)");
       continue;
     }
-    outcome.spec_hash = absl::StrFormat(
-        "%012x", Fnv1a(PrintSpec(ResultDeterminingSpec(parsed.spec))) & 0xffffffffffffull);
+    outcome.spec_hash = SpecHash(parsed.spec);
     const ExperimentSpec& spec = parsed.spec;
     const std::string spec_path = parsed.locator->file();
     RunOptions run_options;

@@ -3,6 +3,7 @@
 #define ATTNLAB_EXPERIMENTS_REPRODUCTION_CLAIMS_RUNNER_H_
 
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,10 @@ struct ClaimsFileText {
 // paper number, a duplicate claim id or run name, a run without a spec:
 // InvalidArgument "file:line: ...". A missing file is NotFound.
 absl::StatusOr<ClaimsFileText> ReadClaimsFile(const std::string& path);
+
+// Each run's name and the hash of its result-determining spec (12 hex digits, CLAIMS.md's spec
+// column) as its spec file and overrides now stand; errors as RunClaims reports them.
+absl::StatusOr<std::map<std::string, std::string>> RunSpecHashes(const ClaimsFileText& claims);
 
 struct ClaimsOptions {
   // Each run's results store: <out_dir>/<spec store or name>, or <out_dir>/quick/... with quick.

@@ -345,15 +345,37 @@ TEST(ReportTest, TallyTableAndCsv) {
 
 TEST(ReportTest, ReadmeStatusTableFromClaimsCsv) {
   const PaperOutcome paper = Paper();
-  const std::string table =
-      ReadmeStatusTable({{7, "A paper", "experiments/a/CLAIMS.md", ClaimsCsv(paper), "",
-                          "Generated ... by code 0123456789ab (commit abcdef0, ...)"},
-                         {8, "Another", "experiments/b/CLAIMS.md", ""},
-                         {9, "Quick only", "experiments/c/CLAIMS.md", "",
-                          "claim,verdict\nx,reproduced\ny,not reproduced\n"},
-                         {10, "Older", "experiments/d/CLAIMS.md", ClaimsCsv(paper), "",
-                          "Generated ... by code ba9876543210 (commit abcdef0, ...)"}},
-                        "0123456789ab");
+  CodeVersion current;
+  current.source = "5ca1ab1e5ca1ab1e";
+  current.products = "xo";
+  CodeVersion retuned = current, older = current;
+  retuned.products = "ox";
+  older.source = "0ddba110ddba110d";
+  const std::string by_current = "Generated ... by " + current.Describe();
+  const std::string table = ReadmeStatusTable(
+      {{7, "A paper", "experiments/a/CLAIMS.md", ClaimsCsv(paper), "", by_current},
+       {8, "Another", "experiments/b/CLAIMS.md", ""},
+       {9, "Quick only", "experiments/c/CLAIMS.md", "",
+        "claim,verdict\nx,reproduced\ny,not reproduced\n"},
+       {10, "Older", "experiments/d/CLAIMS.md", ClaimsCsv(paper), "",
+        "Generated ... by " + older.Describe()},
+       {11,
+        "Same specs",
+        "experiments/e/CLAIMS.md",
+        ClaimsCsv(paper),
+        "",
+        by_current,
+        {{"r", "0123456789ab"}, {"unread", "000000000000"}}},
+       {12,
+        "Edited spec",
+        "experiments/f/CLAIMS.md",
+        ClaimsCsv(paper),
+        "",
+        by_current,
+        {{"r", "fedcba987654"}}},
+       {13, "Retuned", "experiments/g/CLAIMS.md", ClaimsCsv(paper), "",
+        "Generated ... by " + retuned.Describe()}},
+      current);
   EXPECT_NE(table.find("| 7. A paper | 1 of 3 reproduced (1 partly, 1 not reproduced) | "
                        "[experiments/a/CLAIMS.md](experiments/a/CLAIMS.md) | abcdef0 |"),
             std::string::npos)
@@ -361,6 +383,18 @@ TEST(ReportTest, ReadmeStatusTableFromClaimsCsv) {
   // Trials of other code than this build's: the row says so.
   EXPECT_NE(table.find("| abcdef0; older trial code than this build's (`--paper=10` reruns its "
                        "trials) |"),
+            std::string::npos)
+      << table;
+  // The same source built or tuned otherwise: the row says that, not "older".
+  EXPECT_NE(table.find("| abcdef0; this trial code built or tuned otherwise (compiler, CPU or "
+                       "product backends: `--paper=13` reruns its trials) |"),
+            std::string::npos)
+      << table;
+  // Trials of other specs than the repository's: the row names the runs.
+  EXPECT_NE(table.find("[experiments/e/CLAIMS.md](experiments/e/CLAIMS.md) | abcdef0 |"),
+            std::string::npos)
+      << table;
+  EXPECT_NE(table.find("| abcdef0; specs changed since (r: `--paper=12` reruns them) |"),
             std::string::npos)
       << table;
   EXPECT_NE(table.find("| 8. Another | not run yet |"), std::string::npos) << table;
