@@ -285,9 +285,9 @@ std::string ReadmeStatusTable(const std::vector<PaperTally>& papers, const CodeV
           header.compare(source_at + 9, current.source.size(), current.source) == 0;
       absl::StrAppend(&code,
                       same_source ? "; this trial code built or tuned otherwise (compiler, CPU or "
-                                    "product backends"
+                                    "product backends: "
                                   : "; older trial code than this build's (",
-                      same_source ? ": " : "", "`--paper=", paper.number, "` reruns its trials)");
+                      "`--paper=", paper.number, "` reruns its trials)");
     }
     const std::set<std::string> changed = ChangedRuns(paper.claims_csv, paper.spec_hashes);
     if (!changed.empty()) {
