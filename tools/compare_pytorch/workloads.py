@@ -23,19 +23,27 @@ try:
     import torch.nn as nn
     import torch.nn.functional as F
 except ImportError:
-    sys.exit("needs Debian's python3-torch for /usr/bin/python3: apt-get install python3-torch")
+    sys.exit(f"needs PyTorch for {sys.executable}: apt-get install python3-torch, or pass compare "
+             "--python a Python that has it")
 
 
 def blas_core():
-    """The OpenBLAS kernel family this process runs (e.g. SkylakeX), or what is known."""
+    """The BLAS this PyTorch runs: the OpenBLAS kernel family (e.g. "OpenBLAS SkylakeX") where it
+    was built with a generic BLAS (Debian's), else its build's BLAS_INFO (pip's wheels: mkl)."""
+    built_with = "unknown"
+    for field in torch.__config__.show().replace(",", " ").split():
+        if field.startswith("BLAS_INFO="):
+            built_with = field[len("BLAS_INFO="):]
+    if built_with not in ("generic", "open", "unknown"):
+        return built_with
     for name in ("libopenblas.so.0", "libopenblasp.so.0", "libblas.so.3"):
         try:
             lib = ctypes.CDLL(name)
             lib.openblas_get_corename.restype = ctypes.c_char_p
-            return lib.openblas_get_corename().decode()
+            return "OpenBLAS " + lib.openblas_get_corename().decode()
         except (OSError, AttributeError):
             continue
-    return "unknown"
+    return built_with
 
 
 # Paper 1: f(X) = v^T X^T softmax(X W p), W = I and v fixed, p trained by normalized GD on the
