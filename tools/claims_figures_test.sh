@@ -2,20 +2,8 @@
 # tools/claims_figures refuses what it cannot mean (exit 2, one line naming the argument) before
 # it runs anything: a mistyped flag would otherwise become a stores directory and train there.
 set -u
-failures=0
-expect() {
-  local expected="$1"
-  shift
-  local out
-  out=$(tools/claims_figures "$@" 2>&1)
-  local status=$?
-  if [[ $status -ne 2 || "$out" != "$expected" ]]; then
-    echo "FAIL: tools/claims_figures $*"
-    echo "  expected (exit 2): $expected"
-    echo "  got      (exit $status): $out"
-    failures=$((failures + 1))
-  fi
-}
+source tools/refusal_check.sh
+expect() { refused tools/claims_figures "$@"; }
 expect "tools/claims_figures: --paper=3: unknown flag (usage: tools/claims_figures [--papers=1,2,3] [STORES])" \
   --paper=3
 expect "tools/claims_figures: --papers=5: expected paper numbers 1-4, comma-separated" --papers=5

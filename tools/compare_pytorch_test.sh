@@ -2,20 +2,8 @@
 # tools/compare_pytorch/compare refuses bad flags (exit 2, one line naming the flag) before it
 # starts PyTorch or a benchmark: a half-configured comparison would print a misleading table.
 set -u
-failures=0
-expect() {
-  local expected="$1"
-  shift
-  local out
-  out=$(tools/compare_pytorch/compare "$@" 2>&1)
-  local status=$?
-  if [[ $status -ne 2 || "$out" != "$expected" ]]; then
-    echo "FAIL: tools/compare_pytorch/compare $*"
-    echo "  expected (exit 2): $expected"
-    echo "  got      (exit $status): $out"
-    failures=$((failures + 1))
-  fi
-}
+source tools/refusal_check.sh
+expect() { refused tools/compare_pytorch/compare "$@"; }
 none="$TEST_TMPDIR/none"
 expect "compare: $none is missing: run tools/bazel build -c opt //experiments:bench first" \
   --bench "$none"
