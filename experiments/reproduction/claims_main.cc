@@ -1,13 +1,14 @@
 // tools/bazel run //experiments:claims [-- --paper=N] [-- --quick]: every paper's claims
 // judged from runs of this code. Writes CLAIMS.md and claims.csv (with --quick:
 // claims_quick.csv) beside each claims file, prints each paper's tally and rewrites README's
-// status table (alone with --status_only).
+// status table (alone with --status_only). --claim=ID judges one claim and writes nothing.
 //
 // Exit status: 0 done (claims whose data are not on this machine are "not evaluated"); 1 a
 // trial failed, results could not be written, or --check_quick found a changed verdict;
 // 2 bad flags or claims file, or a store of other code's results under --reuse=same;
 // 130 interrupted.
 #include <cstdio>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -31,6 +32,10 @@ ABSL_FLAG(std::string, claims,
           "experiments/sparse_selection/claims.textproto,experiments/rpc_robustness/claims.textproto",
           "Comma-separated claims files (relative to the workspace).");
 ABSL_FLAG(int, paper, 0, "Only the claims file of this paper number (0: all).");
+ABSL_FLAG(std::string, claim, "",
+          "Comma-separated claim ids (3c,3d): judge only these, running only the runs they read, "
+          "and print them; writes no file (CLAIMS.md, claims.csv and README's table hold every "
+          "claim).");
 ABSL_FLAG(bool, quick, false,
           "Shortened runs on small data (each run's quick_set), in minutes, of the runs that "
           "verdicts read (causes are not judged): writes "
@@ -79,9 +84,22 @@ int WriteReadmeStatus(std::vector<PaperTally>* tallies, const CodeVersion& code)
   return 0;
 }
 
+// Whether `file` declares any of `ids`; the ids it declares are erased from `unknown`.
+bool DeclaresAny(const ClaimsFile& file, const std::set<std::string>& ids,
+                 std::set<std::string>* unknown) {
+  bool any = false;
+  for (const Claim& claim : file.claim()) {
+    if (ids.count(claim.id()) == 0) continue;
+    any = true;
+    unknown->erase(claim.id());
+  }
+  return any;
+}
+
 int Main(int argc, char** argv) {
   absl::SetProgramUsageMessage(
-      "Judges the papers' claims from runs of this code.\n  claims [--paper=N] [--quick] "
+      "Judges the papers' claims from runs of this code.\n  claims [--paper=N] [--claim=ID,...] "
+      "[--quick] "
       "[--check_quick] [--status_only] [--write=false] [--out=DIR] [--threads=N] "
       "[--reuse=rerun|same|any]");
   if (!ParseFlagsOnly(argc, argv)) return 2;
@@ -100,6 +118,14 @@ int Main(int argc, char** argv) {
     std::fprintf(stderr, "--check_quick: needs --quick\n");
     return 2;
   }
+  const std::set<std::string> asked =
+      absl::StrSplit(absl::GetFlag(FLAGS_claim), ',', absl::SkipEmpty());
+  if (!asked.empty() && (absl::GetFlag(FLAGS_status_only) || absl::GetFlag(FLAGS_check_quick))) {
+    std::fprintf(stderr,
+                 "--claim: judges some claims and writes nothing (not with --status_only "
+                 "or --check_quick, which speak for every claim)\n");
+    return 2;
+  }
   ClaimsOptions options;
   absl::StatusOr<Reuse> reuse = ParseReuse(absl::GetFlag(FLAGS_reuse));
   if (!reuse.ok()) {
@@ -113,6 +139,7 @@ int Main(int argc, char** argv) {
     return 2;
   }
   options.quick = absl::GetFlag(FLAGS_quick);
+  options.claims = asked;
   options.out_dir = ResolveUserPath(absl::GetFlag(FLAGS_out));
   options.threads = absl::GetFlag(FLAGS_threads) > 0
                         ? absl::GetFlag(FLAGS_threads)
@@ -123,6 +150,8 @@ int Main(int argc, char** argv) {
 
   std::vector<ClaimsFileText> files;
   std::vector<PaperTally> tallies;  // every paper's, for README's status table
+  bool paper_found = false;
+  std::set<std::string> unknown = asked;  // --claim's ids no selected file declares
   for (absl::string_view name : absl::StrSplit(absl::GetFlag(FLAGS_claims), ',', absl::SkipEmpty())) {
     absl::StatusOr<ClaimsFileText> file = ReadClaimsFile(ResolveWorkspacePath(std::string(name)));
     if (!file.ok()) {
@@ -140,11 +169,20 @@ int Main(int argc, char** argv) {
          DirectoryOf(file->path) + "/CLAIMS.md",  // its path until read
          *std::move(spec_hashes)});
     if (absl::GetFlag(FLAGS_paper) == 0 || file->file.number() == absl::GetFlag(FLAGS_paper)) {
-      files.push_back(std::move(*file));
+      paper_found = true;
+      if (asked.empty() || DeclaresAny(file->file, asked, &unknown))
+        files.push_back(std::move(*file));
     }
   }
-  if (files.empty()) {
+  if (!paper_found) {
     std::fprintf(stderr, "--paper=%d: no claims file declares this number\n", absl::GetFlag(FLAGS_paper));
+    return 2;
+  }
+  if (!unknown.empty()) {
+    const int paper = absl::GetFlag(FLAGS_paper);
+    std::fprintf(stderr, "--claim=%s: %s\n", unknown.begin()->c_str(),
+                 paper == 0 ? "no claims file declares this claim"
+                            : absl::StrCat("paper ", paper, " declares no such claim").c_str());
     return 2;
   }
   if (absl::GetFlag(FLAGS_status_only)) return WriteReadmeStatus(&tallies, options.code);
@@ -186,7 +224,7 @@ int Main(int argc, char** argv) {
       }
       if (!changes.empty()) status = 1;
     }
-    if (absl::GetFlag(FLAGS_write)) {
+    if (absl::GetFlag(FLAGS_write) && asked.empty()) {
       for (const auto& [path, text] : outputs) {
         if (absl::Status s = WriteFileAtomically(path, text); !s.ok()) {
           std::fprintf(stderr, "%s\n", std::string(s.message()).c_str());
@@ -203,6 +241,12 @@ int Main(int argc, char** argv) {
   if (files.size() > 1) {
     std::fputs("\n", stdout);
     for (const std::string& tally : tally_lines) std::fputs(tally.c_str(), stdout);
+  }
+  if (!asked.empty()) {
+    std::fprintf(stderr,
+                 "claims: --claim wrote nothing (CLAIMS.md, claims.csv and README's table hold "
+                 "every claim: run without --claim to write them)\n");
+    return status;
   }
   if (absl::GetFlag(FLAGS_write) && !options.quick) {
     if (int written = WriteReadmeStatus(&tallies, options.code); written != 0) return written;

@@ -30,10 +30,11 @@ std::string Met(const CheckOutcome& check) {
 }
 
 // "corr at 200: 0.9925 (least of 6; ...), needs > 0.99: **met**".
-std::string CheckLine(const CheckOutcome& check) {
+std::string CheckLine(const CheckOutcome& check, bool markdown = true) {
   if (!check.evaluated()) return absl::StrCat(check.name, ": not computed (", check.error, ")");
-  return absl::StrCat(check.name, ": ", check.Number(), ", needs ", check.rule, ": **", Met(check),
-                      "**");
+  const char* bold = markdown ? "**" : "";
+  return absl::StrCat(check.name, ": ", check.Number(), ", needs ", check.rule, ": ", bold,
+                      Met(check), bold);
 }
 
 std::string CauseKind(Cause::Kind kind) {
@@ -46,7 +47,9 @@ std::string CauseKind(Cause::Kind kind) {
   }
 }
 
-std::string Why(const ClaimOutcome& claim) {
+// Why a claim missed: its causes (each established or not, with its evidence), or why it is
+// inconclusive or not evaluated. `markdown`: CLAIMS.md's cell; else indented lines for stdout.
+std::string Why(const ClaimOutcome& claim, bool markdown) {
   if (claim.verdict == Verdict::kReproduced) return "";
   if (claim.verdict == Verdict::kNotEvaluated) return claim.reason;
   std::vector<std::string> parts;
@@ -56,16 +59,17 @@ std::string Why(const ClaimOutcome& claim) {
   } else if (claim.causes.empty()) {
     return "cause not established (no run tests one)";
   }
+  const char* bold = markdown ? "**" : "";
   for (const CauseOutcome& cause : claim.causes) {
     std::vector<std::string> evidence;
-    for (const CheckOutcome& check : cause.evidence) evidence.push_back(CheckLine(check));
-    parts.push_back(absl::StrCat(
-        "**", CauseKind(cause.cause.kind()), "**", cause.shown ? "" : " (not established)", ": ",
-        cause.cause.text(), evidence.empty() ? " (no run tests it)" : absl::StrCat(
-                                                                          " Evidence: ",
-                                                                          absl::StrJoin(evidence, "; "))));
+    for (const CheckOutcome& check : cause.evidence) evidence.push_back(CheckLine(check, markdown));
+    parts.push_back(absl::StrCat(bold, CauseKind(cause.cause.kind()), bold,
+                                 cause.shown ? "" : " (not established)", ": ", cause.cause.text(),
+                                 evidence.empty()
+                                     ? " (no run tests it)"
+                                     : absl::StrCat(" Evidence: ", absl::StrJoin(evidence, "; "))));
   }
-  return absl::StrJoin(parts, "<br>");
+  return absl::StrJoin(parts, markdown ? "<br>" : "\n    ");
 }
 
 std::set<std::string> Union(const ClaimOutcome& claim, std::set<std::string> CheckOutcome::*field) {
@@ -99,7 +103,7 @@ std::string ClaimsMarkdown(const PaperOutcome& paper) {
         &md, "| **", Cell(claim.claim.id()), "** ", Cell(claim.claim.words()),
         claim.claim.source().empty() ? "" : absl::StrCat(" (", Cell(claim.claim.source()), ")"),
         " | ", Cell(claim.claim.setup()), " | ", Cell(absl::StrJoin(numbers, "<br>")), " | **",
-        VerdictName(claim.verdict), "** | ", Cell(Why(claim)), " | ",
+        VerdictName(claim.verdict), "** | ", Cell(Why(claim, /*markdown=*/true)), " | ",
         absl::StrJoin(Union(claim, &CheckOutcome::commits), " "), " | ",
         absl::StrJoin(Union(claim, &CheckOutcome::specs), " "), " |\n");
   }
@@ -325,6 +329,9 @@ std::string ClaimsSummary(const PaperOutcome& paper) {
       numbers.push_back(absl::StrCat(check.name, " ", check.evaluated() ? check.Number() : "n/a"));
     }
     absl::StrAppend(&text, "  ", absl::StrJoin(numbers, "; "), "\n");
+    if (const std::string why = Why(claim, /*markdown=*/false); !why.empty()) {
+      absl::StrAppend(&text, "    ", why, "\n");
+    }
   }
   return text;
 }

@@ -29,7 +29,8 @@ std::string QuickVerdictsCsv(const PaperOutcome& paper);
 // each ("1a: expected reproduced, got not reproduced"), and claims missing from either side.
 std::vector<std::string> QuickVerdictChanges(const PaperOutcome& paper, absl::string_view expected);
 
-// "Paper 1 (...): 5 of 9 reproduced (...)" and one line per claim, for stdout.
+// "Paper 1 (...): 5 of 9 reproduced (...)" and one line per claim, for stdout; under a claim
+// that missed, why (its causes, established or not).
 std::string ClaimsSummary(const PaperOutcome& paper);
 
 // README's status table, read from each paper's claims.csv (ClaimsCsv's text): per paper its

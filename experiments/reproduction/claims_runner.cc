@@ -75,9 +75,11 @@ absl::Status CheckClaimsAgainst(const ClaimsFileText& claims, const RunOutcomes&
   return absl::OkStatus();
 }
 
-// The runs that verdicts read (checks and preconditions, their baselines included): --quick
-// runs only these, as its verdicts are all it reports; a run that only causes read is skipped.
-std::set<std::string> RunsJudged(const ClaimsFile& file) {
+// The runs that the claims `ids` (every claim when empty) read: their checks and preconditions
+// with their baselines, and with `causes` their causes' evidence. --quick runs only what
+// verdicts read, as its verdicts are all it reports.
+std::set<std::string> RunsRead(const ClaimsFile& file, const std::set<std::string>& ids,
+                               bool causes) {
   std::set<std::string> runs;
   auto add = [&runs](const Check& check) {
     runs.insert(check.run());
@@ -85,8 +87,13 @@ std::set<std::string> RunsJudged(const ClaimsFile& file) {
     if (!baseline.run().empty()) runs.insert(baseline.run());
   };
   for (const Claim& claim : file.claim()) {
+    if (!ids.empty() && ids.count(claim.id()) == 0) continue;
     for (const Check& check : claim.check()) add(check);
     for (const Check& check : claim.precondition()) add(check);
+    if (!causes) continue;
+    for (const Cause& cause : claim.cause()) {
+      for (const Check& check : cause.evidence()) add(check);
+    }
   }
   return runs;
 }
@@ -205,7 +212,10 @@ absl::StatusOr<PaperOutcome> RunClaims(const ClaimsFileText& claims, const Claim
   }
   RETURN_IF_ERROR(CheckClaimsAgainst(claims, dry_runs));
 
-  const std::set<std::string> judged = RunsJudged(file);
+  // What runs: every run; with --claim what the claims asked for read; with --quick only what
+  // verdicts read.
+  const bool subset = options.quick || !options.claims.empty();
+  const std::set<std::string> needed = RunsRead(file, options.claims, /*causes=*/!options.quick);
   for (int r = 0; r < file.run_size(); ++r) {
     const ClaimRun& run = file.run(r);
     const ParsedSpec& parsed = specs[r];
@@ -216,8 +226,10 @@ absl::StatusOr<PaperOutcome> RunClaims(const ClaimsFileText& claims, const Claim
       outcome.status = absl::UnavailableError("skipped by --quick (its data are not in the repository)");
       continue;
     }
-    if (options.quick && judged.count(run.name()) == 0) {
-      outcome.status = absl::UnavailableError("skipped by --quick (only causes read it)");
+    if (subset && needed.count(run.name()) == 0) {
+      outcome.status = absl::UnavailableError(
+          options.claims.empty() ? "skipped by --quick (only causes read it)"
+                                 : "skipped by --claim (no claim asked for reads it)");
       continue;
     }
     outcome.spec_hash = SpecHash(parsed.spec);
@@ -253,6 +265,7 @@ absl::StatusOr<PaperOutcome> RunClaims(const ClaimsFileText& claims, const Claim
     outcome.errors = std::move(result->errors);
   }
   for (int c = 0; c < file.claim_size(); ++c) {
+    if (!options.claims.empty() && options.claims.count(file.claim(c).id()) == 0) continue;
     absl::StatusOr<ClaimOutcome> outcome = JudgeClaim(file.claim(c), paper.runs);
     if (!outcome.ok()) {
       return absl::InvalidArgumentError(

@@ -4,6 +4,7 @@
 
 #include <functional>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -42,6 +43,8 @@ struct ClaimsOptions {
   // A finished trial of other code: run it again by default, since a claims table speaks for
   // the current code (the old result moves to the store's superseded/).
   Reuse reuse = Reuse::kRerun;
+  // Only these claims (ids), and only the runs they read; empty: every claim and run.
+  std::set<std::string> claims;
   std::function<bool()> stop;
 };
 
@@ -53,7 +56,8 @@ struct PaperOutcome {
   bool quick = false;
 };
 
-// Runs every run of the file, then judges every claim. A run whose data are missing (NotFound)
+// Runs every run of the file (with options.claims, those the claims asked for read), then judges
+// every claim (those asked for). A run whose data are missing (NotFound)
 // leaves its claims "not evaluated"; a bad spec, override or check is InvalidArgument
 // "file:line: claim ID: ..."; Cancelled when `stop` said so.
 absl::StatusOr<PaperOutcome> RunClaims(const ClaimsFileText& claims, const ClaimsOptions& options);

@@ -337,6 +337,11 @@ TEST(ReportTest, TallyTableAndCsv) {
   EXPECT_NE(md.find("| **3** m grows |"), std::string::npos) << md;
   EXPECT_NE(md.find("**not reproduced** | cause not established"), std::string::npos) << md;
   EXPECT_NE(md.find("| abcdef0 | r:0123456789ab |"), std::string::npos) << md;
+  const std::string summary = ClaimsSummary(paper);
+  EXPECT_NE(summary.find("  3  not reproduced     missed 3.5 +- 2.2 (mean +- sd of 6)\n    cause "
+                         "not established (no run tests one)\n"),
+            std::string::npos)
+      << summary;
   const std::string csv = ClaimsCsv(paper);
   EXPECT_EQ(csv.substr(0, csv.find('\n')),
             "paper,claim,verdict,part,name,value,mean,sd,min,max,trials,rule,met,commits,specs");
@@ -523,6 +528,63 @@ TEST(ClaimsRunnerTest, QuickSkipsRunsOnlyCausesRead) {
     ASSERT_EQ(paper->outcomes.size(), 1u);
     EXPECT_EQ(paper->outcomes[0].verdict, Verdict::kNotReproduced) << quick;
   }
+}
+
+// --claim judges the claims asked for and runs only what they read, causes' evidence included.
+TEST(ClaimsRunnerTest, ClaimsAskedForRunOnlyWhatTheyRead) {
+  const std::string dir = ::testing::TempDir() + "/claims_asked";
+  for (const char* run : {"first", "second", "evidence"}) WriteTinySpec(dir, run);
+  ASSERT_TRUE(WriteFileAtomically(dir + "/claims.textproto",
+                                  R"pb(number: 9
+                                       paper: "p"
+                                       run { name: "first" spec: "first.textproto" }
+                                       run { name: "second" spec: "second.textproto" }
+                                       run { name: "evidence" spec: "evidence.textproto" }
+                                       claim {
+                                         id: "c"
+                                         words: "w"
+                                         check {
+                                           run: "first"
+                                           value { metric: "corr" }
+                                           reproduced { op: GT value: 0 }
+                                         }
+                                       }
+                                       claim {
+                                         id: "d"
+                                         words: "w"
+                                         check {
+                                           run: "second"
+                                           value { metric: "corr" }
+                                           reproduced { op: GT value: 2 }
+                                         }
+                                         cause {
+                                           kind: SCALE
+                                           text: "t"
+                                           evidence {
+                                             run: "evidence"
+                                             value { metric: "corr" }
+                                           }
+                                         }
+                                       })pb")
+                  .ok());
+  absl::StatusOr<ClaimsFileText> file = ReadClaimsFile(dir + "/claims.textproto");
+  ASSERT_TRUE(file.ok()) << file.status();
+  ClaimsOptions options;
+  options.out_dir = dir + "/stores";
+  options.progress = false;
+  options.claims = {"d"};
+  absl::StatusOr<PaperOutcome> paper = RunClaims(*file, options);
+  ASSERT_TRUE(paper.ok()) << paper.status();
+  EXPECT_EQ(paper->runs.at("first").trials.size(), 0u);
+  EXPECT_EQ(paper->runs.at("first").status.message(),
+            "skipped by --claim (no claim asked for reads it)");
+  EXPECT_EQ(paper->runs.at("second").trials.size(), 1u);
+  EXPECT_EQ(paper->runs.at("evidence").trials.size(), 1u);
+  ASSERT_EQ(paper->outcomes.size(), 1u);
+  EXPECT_EQ(paper->outcomes[0].claim.id(), "d");
+  EXPECT_EQ(paper->outcomes[0].verdict, Verdict::kNotReproduced);
+  ASSERT_EQ(paper->outcomes[0].causes.size(), 1u);
+  EXPECT_TRUE(paper->outcomes[0].causes[0].evidence[0].evaluated());
 }
 
 }  // namespace
