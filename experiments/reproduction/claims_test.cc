@@ -486,18 +486,27 @@ TEST(ClaimsRunnerTest, MisnamedMetricFailsBeforeTraining) {
   EXPECT_FALSE(Exists(dir + "/stores")) << "nothing ran";
 }
 
-// --quick runs what verdicts read and skips a run that only a cause reads.
-TEST(ClaimsRunnerTest, QuickSkipsRunsOnlyCausesRead) {
-  const std::string dir = ::testing::TempDir() + "/claims_quick";
-  WriteTinySpec(dir, "judged");
-  WriteTinySpec(dir, "evidence");
-  ASSERT_TRUE(WriteFileAtomically(dir + "/claims.textproto",
+// A claims file of two claims: "c" reads run "other"; "d" reads run "judged" and misses, and
+// its cause reads run "evidence".
+ClaimsFileText ClaimsWithACause(const std::string& dir) {
+  for (const char* run : {"other", "judged", "evidence"}) WriteTinySpec(dir, run);
+  EXPECT_TRUE(WriteFileAtomically(dir + "/claims.textproto",
                                   R"pb(number: 9
                                        paper: "p"
+                                       run { name: "other" spec: "other.textproto" }
                                        run { name: "judged" spec: "judged.textproto" }
                                        run { name: "evidence" spec: "evidence.textproto" }
                                        claim {
                                          id: "c"
+                                         words: "w"
+                                         check {
+                                           run: "other"
+                                           value { metric: "corr" }
+                                           reproduced { op: GT value: 0 }
+                                         }
+                                       }
+                                       claim {
+                                         id: "d"
                                          words: "w"
                                          check {
                                            run: "judged"
@@ -515,70 +524,41 @@ TEST(ClaimsRunnerTest, QuickSkipsRunsOnlyCausesRead) {
                                        })pb")
                   .ok());
   absl::StatusOr<ClaimsFileText> file = ReadClaimsFile(dir + "/claims.textproto");
-  ASSERT_TRUE(file.ok()) << file.status();
+  EXPECT_TRUE(file.ok()) << file.status();
+  return file.value_or(ClaimsFileText{});
+}
+
+// --quick runs what verdicts read and skips a run that only a cause reads.
+TEST(ClaimsRunnerTest, QuickSkipsRunsOnlyCausesRead) {
+  const std::string dir = ::testing::TempDir() + "/claims_quick";
+  const ClaimsFileText file = ClaimsWithACause(dir);
   for (const bool quick : {false, true}) {
     ClaimsOptions options;
     options.out_dir = dir + (quick ? "/quick_stores" : "/stores");
     options.progress = false;
     options.quick = quick;
-    absl::StatusOr<PaperOutcome> paper = RunClaims(*file, options);
+    absl::StatusOr<PaperOutcome> paper = RunClaims(file, options);
     ASSERT_TRUE(paper.ok()) << paper.status();
     EXPECT_EQ(paper->runs.at("judged").trials.size(), 1u) << quick;
     EXPECT_EQ(paper->runs.at("evidence").trials.size(), quick ? 0u : 1u) << quick;
-    ASSERT_EQ(paper->outcomes.size(), 1u);
-    EXPECT_EQ(paper->outcomes[0].verdict, Verdict::kNotReproduced) << quick;
+    ASSERT_EQ(paper->outcomes.size(), 2u);
+    EXPECT_EQ(paper->outcomes[1].verdict, Verdict::kNotReproduced) << quick;
   }
 }
 
 // --claim judges the claims asked for and runs only what they read, causes' evidence included.
 TEST(ClaimsRunnerTest, ClaimsAskedForRunOnlyWhatTheyRead) {
   const std::string dir = ::testing::TempDir() + "/claims_asked";
-  for (const char* run : {"first", "second", "evidence"}) WriteTinySpec(dir, run);
-  ASSERT_TRUE(WriteFileAtomically(dir + "/claims.textproto",
-                                  R"pb(number: 9
-                                       paper: "p"
-                                       run { name: "first" spec: "first.textproto" }
-                                       run { name: "second" spec: "second.textproto" }
-                                       run { name: "evidence" spec: "evidence.textproto" }
-                                       claim {
-                                         id: "c"
-                                         words: "w"
-                                         check {
-                                           run: "first"
-                                           value { metric: "corr" }
-                                           reproduced { op: GT value: 0 }
-                                         }
-                                       }
-                                       claim {
-                                         id: "d"
-                                         words: "w"
-                                         check {
-                                           run: "second"
-                                           value { metric: "corr" }
-                                           reproduced { op: GT value: 2 }
-                                         }
-                                         cause {
-                                           kind: SCALE
-                                           text: "t"
-                                           evidence {
-                                             run: "evidence"
-                                             value { metric: "corr" }
-                                           }
-                                         }
-                                       })pb")
-                  .ok());
-  absl::StatusOr<ClaimsFileText> file = ReadClaimsFile(dir + "/claims.textproto");
-  ASSERT_TRUE(file.ok()) << file.status();
   ClaimsOptions options;
   options.out_dir = dir + "/stores";
   options.progress = false;
   options.claims = {"d"};
-  absl::StatusOr<PaperOutcome> paper = RunClaims(*file, options);
+  absl::StatusOr<PaperOutcome> paper = RunClaims(ClaimsWithACause(dir), options);
   ASSERT_TRUE(paper.ok()) << paper.status();
-  EXPECT_EQ(paper->runs.at("first").trials.size(), 0u);
-  EXPECT_EQ(paper->runs.at("first").status.message(),
+  EXPECT_EQ(paper->runs.at("other").trials.size(), 0u);
+  EXPECT_EQ(paper->runs.at("other").status.message(),
             "skipped by --claim (no claim asked for reads it)");
-  EXPECT_EQ(paper->runs.at("second").trials.size(), 1u);
+  EXPECT_EQ(paper->runs.at("judged").trials.size(), 1u);
   EXPECT_EQ(paper->runs.at("evidence").trials.size(), 1u);
   ASSERT_EQ(paper->outcomes.size(), 1u);
   EXPECT_EQ(paper->outcomes[0].claim.id(), "d");
