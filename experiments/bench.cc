@@ -28,6 +28,7 @@
 #include "experiments/code_version.h"
 #include "experiments/product_setup.h"
 #include "experiments/runner.h"
+#include "experiments/this_build.h"
 #include "experiments/trial_runner.h"
 #include "experiments/user_paths.h"
 #include "google/protobuf/text_format.h"
@@ -230,6 +231,11 @@ int main(int argc, char** argv) {
     return 2;
   }
   std::fprintf(stderr, "products: %s\n", products->c_str());
+  // In every report's context (compare_pytorch heads its tables with them): the code that ran.
+  const attnlab::CodeVersion build = attnlab::ThisBuild();
+  benchmark::AddCustomContext("attnlab_commit", build.ShortCommit());
+  benchmark::AddCustomContext("attnlab_source", build.source);
+  benchmark::AddCustomContext("attnlab_products", *products);
   if (backend == "tuned") {
     const std::string path =
         attnlab::ProductChoicesPath(attnlab::CacheDirectory(), attnlab::CurrentMachine());
