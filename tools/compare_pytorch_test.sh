@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # tools/compare_pytorch/compare refuses bad flags (exit 2, one line naming the flag) before it
 # starts PyTorch or a benchmark: a half-configured comparison would print a misleading table.
+# And its table's header names the CPU right.
 set -u
 source tools/refusal_check.sh
 expect() { refused tools/compare_pytorch/compare "$@"; }
@@ -16,4 +17,21 @@ expect "compare: --python: $none is missing" --bench /bin/true --python "$none"
 expect "compare: --tcmalloc: $none is missing: install Debian's libtcmalloc-minimal4 (PyTorch may \
 be faster with it), or pass --allocators glibc and say so beside the results" \
   --bench /bin/true --tcmalloc "$none"
+
+# The CPU its table's header names, from the first processor of /proc/cpuinfo.
+cores=$(nproc)
+for case in "xeon|Intel(R) Xeon(R) Platinum 8568Y+ (GenuineIntel family 6 model 207, $cores cores, AVX-512: yes)" \
+  "zen3|AMD EPYC (AuthenticAMD family 25 model 1, $cores cores, AVX-512: no)"; do
+  file=tools/testdata/cpuinfo/${case%%|*}.txt expected=${case#*|}
+  got=$(/usr/bin/python3 -c 'import sys
+from importlib.machinery import SourceFileLoader
+compare = SourceFileLoader("compare", "tools/compare_pytorch/compare").load_module()
+print(compare.machine(sys.argv[1]))' "$file")
+  if [[ "$got" != "$expected" ]]; then
+    echo "FAIL: machine($file)"
+    echo "  expected: $expected"
+    echo "  got:      $got"
+    failures=$((failures + 1))
+  fi
+done
 exit $((failures > 0))
