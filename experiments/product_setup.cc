@@ -22,8 +22,9 @@ ABSL_FLAG(std::string, product_backend, "tuned",
           "Which code multiplies float blocks: tuned (for each class of block, the first of tiled, "
           "libxsmm, onednn within 3% of the fastest, timed once per CPU model and kept in "
           "~/.cache/attnlab/products/; tiled where neither HOME nor XDG_CACHE_HOME is set), or "
-          "one of tiled, libxsmm, onednn for every block. Part of the code version: results of "
-          "one are not reused by another.");
+          "one of tiled, libxsmm, onednn for every block, or choices:LETTERS, a letter per class "
+          "(t, x, o: the tuned file's `choices` line, e.g. with one class changed to A/B it). "
+          "Part of the code version: results of one are not reused by another.");
 
 namespace attnlab {
 namespace {
@@ -102,11 +103,22 @@ absl::StatusOr<ProductChoices> ParseProductChoicesFile(const std::string& path,
 }
 
 absl::StatusOr<std::string> SetUpProducts(absl::string_view backend, const std::string& cache_dir) {
+  if (absl::string_view letters = backend; absl::ConsumePrefix(&letters, "choices:")) {
+    absl::StatusOr<ProductChoices> choices = ParseProductChoices(letters);
+    if (!choices.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--product_backend=", backend, ": ", choices.status().message()));
+    }
+    SetProductBackend(ProductBackend::kChosen);
+    SetProductChoices(*choices);
+    return absl::StrCat("chosen ", letters);
+  }
   if (backend != "tuned") {
     ProductBackend forced;
     if (backend == "chosen" || !ParseProductBackend(std::string(backend).c_str(), &forced)) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "--product_backend: '", backend, "' is not one of tuned, tiled, libxsmm, onednn"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("--product_backend: '", backend,
+                       "' is not one of tuned, tiled, libxsmm, onednn, choices:LETTERS"));
     }
     SetProductBackend(forced);
     return absl::StrCat("forced ", backend);

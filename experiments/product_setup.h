@@ -2,7 +2,8 @@
 // "tuned" (the default) times TiledProduct, libxsmm and oneDNN on every class of block once per
 // CPU model (a second or two), keeps the choices in <cache>/products/<CPU model>.tsv and reads
 // them from there after (with no cache directory, as in Bazel's tests, every block is tiled);
-// "tiled", "libxsmm" or "onednn" forces one backend. Each backend rounds differently, so the
+// "tiled", "libxsmm" or "onednn" forces one backend; "choices:LETTERS" sets one per class (t, x,
+// o, in class order, as the kept file's `choices` line). Each backend rounds differently, so the
 // choice is part of the code version (CodeVersion::products).
 #ifndef ATTNLAB_EXPERIMENTS_PRODUCT_SETUP_H_
 #define ATTNLAB_EXPERIMENTS_PRODUCT_SETUP_H_
@@ -18,7 +19,8 @@
 namespace attnlab {
 
 // Applies a --product_backend value to this process; returns what the code version records
-// ("tuned ttxo...", one letter per class, "forced onednn", or "tiled: no cache directory").
+// ("tuned ttxo...", one letter per class, "chosen ttxo...", "forced onednn", or "tiled: no cache
+// directory").
 // With "tuned", `cache_dir` keeps the choices (CacheDirectory() in the programs); tuning writes
 // progress to stderr.
 absl::StatusOr<std::string> SetUpProducts(absl::string_view backend, const std::string& cache_dir);

@@ -60,8 +60,28 @@ TEST_F(ProductSetupTest, ForcedBackends) {
   for (const char* bad : {"chosen", "gpu", ""}) {
     EXPECT_EQ(SetUpProducts(bad, cache_).status().message(),
               std::string("--product_backend: '") + bad +
-                  "' is not one of tuned, tiled, libxsmm, onednn");
+                  "' is not one of tuned, tiled, libxsmm, onednn, choices:LETTERS");
   }
+}
+
+// choices:LETTERS sets each class's backend as given (to A/B one class), without tuning.
+TEST_F(ProductSetupTest, ChoicesGivenByLetters) {
+  std::string letters(kProductClasses, 't');
+  letters[29] = 'o';
+  letters[0] = 'x';
+  absl::StatusOr<std::string> chosen = SetUpProducts("choices:" + letters, "");
+  ASSERT_TRUE(chosen.ok()) << chosen.status();
+  EXPECT_EQ(*chosen, "chosen " + letters);
+  EXPECT_EQ(GetProductBackend(), ProductBackend::kChosen);
+  EXPECT_EQ(GetProductChoices()[29], ProductBackend::kOneDnn);
+  EXPECT_EQ(GetProductChoices()[0], ProductBackend::kLibxsmm);
+  EXPECT_EQ(GetProductChoices()[1], ProductBackend::kTiled);
+  EXPECT_EQ(SetUpProducts("choices:tto", "").status().message(),
+            "--product_backend=choices:tto: expected 48 letters (one per class), got 3");
+  letters[5] = 'q';
+  EXPECT_EQ(SetUpProducts("choices:" + letters, "").status().message(),
+            "--product_backend=choices:" + letters +
+                ": letter 6 is 'q': expected t (tiled), x (libxsmm) or o (onednn)");
 }
 
 TEST_F(ProductSetupTest, BadCacheFilesAreNamedWithTheirLine) {
