@@ -1,6 +1,6 @@
 // --product_backend, for the programs that run trials: which code multiplies float blocks.
 // "tuned" (the default) times TiledProduct, libxsmm and oneDNN on every class of block once per
-// CPU model (a second or two), keeps the choices in <cache>/products/<CPU model>.tsv and reads
+// CPU model (a few seconds), keeps the choices in <cache>/products/<CPU model>.tsv and reads
 // them from there after (with no cache directory, as in Bazel's tests, every block is tiled);
 // "tiled", "libxsmm" or "onednn" forces one backend; "choices:LETTERS" sets one per class (t, x,
 // o, in class order, as the kept file's `choices` line). Each backend rounds differently, so the
@@ -14,6 +14,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "attention/kernels/product_choices.h"
+#include "attention/kernels/product_timing.h"
 #include "experiments/code_version.h"
 
 namespace attnlab {

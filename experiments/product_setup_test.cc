@@ -30,7 +30,7 @@ TEST_F(ProductSetupTest, TunesOnceThenReadsTheKeptChoices) {
   absl::StatusOr<std::string> text = ReadFile(path);
   ASSERT_TRUE(text.ok()) << text.status();
   EXPECT_NE(text->find("choices\t" + first->substr(6) + "\n"), std::string::npos) << *text;
-  EXPECT_NE(text->find("# A^T B strided, depth > 512, out >= 40000\t512 x 128 x 1024\t"),
+  EXPECT_NE(text->find("# A^T B strided, depth > 512, out >= 250000\t1024 x 512 x 1024\t"),
             std::string::npos)
       << *text;
 
@@ -77,7 +77,7 @@ TEST_F(ProductSetupTest, ChoicesGivenByLetters) {
   EXPECT_EQ(GetProductChoices()[0], ProductBackend::kLibxsmm);
   EXPECT_EQ(GetProductChoices()[1], ProductBackend::kTiled);
   EXPECT_EQ(SetUpProducts("choices:tto", "").status().message(),
-            "--product_backend=choices:tto: expected 48 letters (one per class), got 3");
+            "--product_backend=choices:tto: expected 64 letters (one per class), got 3");
   letters[5] = 'q';
   EXPECT_EQ(SetUpProducts("choices:" + letters, "").status().message(),
             "--product_backend=choices:" + letters +
@@ -86,10 +86,10 @@ TEST_F(ProductSetupTest, ChoicesGivenByLetters) {
 
 TEST_F(ProductSetupTest, BadCacheFilesAreNamedWithTheirLine) {
   const std::string path = ProductChoicesPath(cache_, "CPU model 7");
-  EXPECT_EQ(path, cache_ + "/products/CPU_model_7.v1.tsv");
+  EXPECT_EQ(path, cache_ + "/products/CPU_model_7.v2.tsv");
   EXPECT_EQ(ParseProductChoicesFile(path, "# a\n# b\nchoices\tttq\n").status().message(),
             path +
-                ":3: choices: expected 48 letters (one per class), got 3; delete the file to "
+                ":3: choices: expected 64 letters (one per class), got 3; delete the file to "
                 "tune again");
   EXPECT_EQ(ParseProductChoicesFile(path, "# only comments\n").status().message(),
             path + ": no 'choices' line; delete the file to tune again");
@@ -101,7 +101,7 @@ TEST_F(ProductSetupTest, BadCacheFilesAreNamedWithTheirLine) {
   ASSERT_TRUE(WriteFileAtomically(kept, "choices\tx\n").ok());
   EXPECT_EQ(SetUpProducts("tuned", cache_).status().message(),
             kept +
-                ":1: choices: expected 48 letters (one per class), got 1; delete the file to "
+                ":1: choices: expected 64 letters (one per class), got 1; delete the file to "
                 "tune again");
 }
 
@@ -117,10 +117,9 @@ TEST_F(ProductSetupTest, FileListsEveryClassTiming) {
   EXPECT_NE(text.find("on Some CPU,\n"), std::string::npos) << text;
   absl::StatusOr<ProductChoices> back = ParseProductChoicesFile("f", text);
   ASSERT_TRUE(back.ok()) << back.status();
-  EXPECT_EQ(ProductChoicesString(*back), "tttttx" + std::string(42, 't'));
-  EXPECT_NE(
-      text.find("# A B, depth 65-256, out >= 40000\t8 x 16 x 32\t3.00\t1.00\t5.00\tlibxsmm\n"),
-      std::string::npos)
+  EXPECT_EQ(ProductChoicesString(*back), "tttttx" + std::string(58, 't'));
+  EXPECT_NE(text.find("# A B, depth 65-256, out < 40000\t8 x 16 x 32\t3.00\t1.00\t5.00\tlibxsmm\n"),
+            std::string::npos)
       << text;
 }
 

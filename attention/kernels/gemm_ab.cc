@@ -25,6 +25,7 @@
 #include "attention/kernels/library_product.h"
 #include "attention/kernels/parallel_product.h"
 #include "attention/kernels/product_choices.h"
+#include "attention/kernels/product_timing.h"
 #include "benchmark/benchmark.h"
 #include "blis/blis.h"
 #include "dnnl.h"
