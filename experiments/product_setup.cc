@@ -18,13 +18,14 @@
 #include "attention/kernels/library_product.h"
 #include "experiments/user_paths.h"
 
-ABSL_FLAG(std::string, product_backend, "tuned",
-          "Which code multiplies float blocks: tuned (for each class of block, the first of tiled, "
-          "libxsmm, onednn within 3% of the fastest, timed once per CPU model and kept in "
-          "~/.cache/attnlab/products/; tiled where neither HOME nor XDG_CACHE_HOME is set), or "
-          "one of tiled, libxsmm, onednn for every block, or choices:LETTERS, a letter per class "
-          "(t, x, o: the tuned file's `choices` line, e.g. with one class changed to A/B it). "
-          "Part of the code version: results of one are not reused by another.");
+ABSL_FLAG(
+    std::string, product_backend, "tuned",
+    "Which code multiplies float blocks: tuned (for each class of block, the first of onednn, "
+    "libxsmm, tiled within 10% of the fastest, timed once per CPU model and kept in "
+    "~/.cache/attnlab/products/; tiled where neither HOME nor XDG_CACHE_HOME is set), or "
+    "one of tiled, libxsmm, onednn for every block, or choices:LETTERS, a letter per class "
+    "(t, x, o: the tuned file's `choices` line, e.g. with one class changed to A/B it). "
+    "Part of the code version: results of one are not reused by another.");
 
 namespace attnlab {
 namespace {
@@ -70,8 +71,8 @@ std::vector<ProductClassTiming> Tune(const std::string& machine) {
 }  // namespace
 
 std::string ProductChoicesPath(const std::string& cache_dir, const std::string& machine) {
-  // v2: the classes of product_choices.h and the blocks product_timing.cc times for them; a
-  // change to either renames the file, so that every machine tunes again.
+  // v2: the classes of product_choices.h, the blocks product_timing.cc times for them and its
+  // rule of choice; a change to any renames the file, so that every machine tunes again.
   return absl::StrCat(cache_dir, "/products/", absl::StrReplaceAll(machine, {{" ", "_"}}),
                       ".v2.tsv");
 }
@@ -79,7 +80,7 @@ std::string ProductChoicesPath(const std::string& cache_dir, const std::string& 
 std::string ProductChoicesFile(const std::string& machine,
                                const std::vector<ProductClassTiming>& timings) {
   return absl::StrCat("# attnlab: the float product chosen for each class of block on ", machine,
-                      ",\n# the first of tiled, libxsmm, onednn within 3% of the fastest "
+                      ",\n# the first of onednn, libxsmm, tiled within 10% of the fastest "
                       "(experiments/product_setup.h).\n"
                       "# Delete this file to tune again.\nchoices\t",
                       ProductChoicesString(ChoicesOf(timings)), "\n", ProductTimingsTable(timings));

@@ -1,5 +1,5 @@
 // Which backend multiplies each class of float block when ProductBackend is kChosen: the first
-// of TiledProduct, libxsmm and oneDNN within 3% of the fastest, as timed on the machine that runs
+// of oneDNN, libxsmm and TiledProduct within 10% of the fastest, as timed on the machine that runs
 // them (product_timing.h), not thresholds measured on one CPU. A program tunes once per CPU model
 // and keeps the choices in a file (experiments/product_setup.h); the choices enter its code
 // version, since each backend rounds differently. Until a program sets them, every class is

@@ -24,13 +24,14 @@ TEST(ProductTimingTest, TimingsCoverEveryClassAndPickTheFastest) {
     EXPECT_GT(t.tiled_us, 0);
     EXPECT_GT(t.libxsmm_us, 0);
     EXPECT_GT(t.onednn_us, 0);
-    const double times[] = {t.tiled_us, t.libxsmm_us, t.onednn_us};
+    // In order of preference: the first within 10% of the fastest is chosen.
+    const double times[] = {t.onednn_us, t.libxsmm_us, t.tiled_us};
     const double fastest = std::min({times[0], times[1], times[2]});
-    const int chosen = t.chosen == ProductBackend::kTiled     ? 0
+    const int chosen = t.chosen == ProductBackend::kOneDnn    ? 0
                        : t.chosen == ProductBackend::kLibxsmm ? 1
                                                               : 2;
-    EXPECT_LE(times[chosen] * 0.97, fastest);
-    for (int before = 0; before < chosen; ++before) EXPECT_GT(times[before] * 0.97, fastest);
+    EXPECT_LE(times[chosen], fastest * 1.10);
+    for (int before = 0; before < chosen; ++before) EXPECT_GT(times[before], fastest * 1.10);
   }
   const ProductChoices choices = ChoicesOf(timings);
   for (int c = 0; c < kProductClasses; ++c) EXPECT_EQ(choices[c], timings[c].chosen);
