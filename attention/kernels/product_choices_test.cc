@@ -14,7 +14,7 @@ TEST(ProductChoicesTest, ClassesByHand) {
   EXPECT_EQ(ProductClass(256, 64, 64, false, false), 1);    // a block of a ViT projection
   EXPECT_EQ(ProductClass(512, 128, 128, false, false), 6);  // depth 65-256, out < 250000
   EXPECT_EQ(ProductClass(512, 128, 33278, false, false), 14);
-  EXPECT_EQ(ProductClass(512, 128, 128, false, true), 16 + 6);   // a block of the LM's logits
+  EXPECT_EQ(ProductClass(512, 128, 128, false, true), 16 + 6);   // columns of a wide matrix
   EXPECT_EQ(ProductClass(128, 128, 512, true, false), 32 + 9);   // A^T, depth 257-512, out 16384
   EXPECT_EQ(ProductClass(1200, 512, 256, true, false), 32 + 7);  // fc1024's weight gradient
   EXPECT_EQ(ProductClass(64, 64, 64, true, true), 48 + 1);       // 64 x 64 is not < 4096
