@@ -71,9 +71,9 @@ ProductClassTiming TimeClass(int product_class, int repeats) {
   timing.onednn_us = best[0];
   timing.libxsmm_us = best[1];
   timing.tiled_us = best[2];
-  // The first of oneDNN, libxsmm, tiled within 10% of the fastest: three tunings of one machine
-  // moved the ratio of two backends' times by a median 8% (one in ten by over 20%), and a
-  // block that is hot in cache, timed alone, flatters the backends that do not pack operands.
+  // The first of oneDNN, libxsmm, tiled within 10% of the fastest: closer than that, two
+  // tunings of one machine disagree (experiments/BENCHMARKS.md, Zen 3), and a block that is hot
+  // in cache, timed alone, flatters the backends that do not pack their operands.
   const double fastest = std::min({best[0], best[1], best[2]});
   int chosen = 0;
   while (best[chosen] > fastest * kWithinFastest) ++chosen;
