@@ -20,17 +20,15 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "attention/base/files.h"
 #include "attention/kernels/library_product.h"
 #include "attention/kernels/subnormal_mode.h"
 #include "attention/model.h"
 #include "benchmark/benchmark.h"
+#include "experiments/benchmark_products.h"
 #include "experiments/code_version.h"
-#include "experiments/product_setup.h"
 #include "experiments/runner.h"
 #include "experiments/this_build.h"
 #include "experiments/trial_runner.h"
-#include "experiments/user_paths.h"
 #include "google/protobuf/text_format.h"
 #include "solvers/optimizer.h"
 #include "tbb/parallel_for.h"
@@ -206,46 +204,32 @@ void RegisterWorkloads() {
 
 int main(int argc, char** argv) {
   // Our flags, taken out of argv before Google Benchmark reads the rest.
-  const std::string kBackendFlag = "--product_backend=", kSubnormalsFlag = "--subnormals=";
-  std::string backend = "tuned";
+  const std::string kSubnormalsFlag = "--subnormals=";
   int kept = 1;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
-    if (arg.rfind(kSubnormalsFlag, 0) == 0) {
-      const std::string mode = arg.substr(kSubnormalsFlag.size());
-      if (mode != "keep" && mode != "flush") {
-        std::fprintf(stderr, "bench: --subnormals: '%s' is not one of flush, keep\n", mode.c_str());
-        return 2;
-      }
-      attnlab::subnormals =
-          mode == "keep" ? attnlab::ModelSpec::KEEP : attnlab::ModelSpec::FLUSH_TO_ZERO;
-      continue;
-    }
-    if (arg.rfind(kBackendFlag, 0) != 0) {
+    if (arg.rfind(kSubnormalsFlag, 0) != 0) {
       argv[kept++] = argv[i];
       continue;
     }
-    backend = arg.substr(kBackendFlag.size());
+    const std::string mode = arg.substr(kSubnormalsFlag.size());
+    if (mode != "keep" && mode != "flush") {
+      std::fprintf(stderr, "bench: --subnormals: '%s' is not one of flush, keep\n", mode.c_str());
+      return 2;
+    }
+    attnlab::subnormals =
+        mode == "keep" ? attnlab::ModelSpec::KEEP : attnlab::ModelSpec::FLUSH_TO_ZERO;
   }
   argc = kept;
-  absl::StatusOr<std::string> products = attnlab::SetUpProducts(backend, attnlab::CacheDirectory());
-  if (!products.ok()) {
+  if (absl::StatusOr<std::string> products = attnlab::ApplyBenchmarkProducts(&argc, argv);
+      !products.ok()) {
     std::fprintf(stderr, "bench: %s\n", std::string(products.status().message()).c_str());
     return 2;
   }
-  std::fprintf(stderr, "products: %s\n", products->c_str());
   // In every report's context (compare_pytorch heads its tables with them): the code that ran.
   const attnlab::CodeVersion build = attnlab::ThisBuild();
   benchmark::AddCustomContext("attnlab_commit", build.ShortCommit());
   benchmark::AddCustomContext("attnlab_source", build.source);
-  benchmark::AddCustomContext("attnlab_products", *products);
-  if (backend == "tuned") {
-    const std::string path =
-        attnlab::ProductChoicesPath(attnlab::CacheDirectory(), attnlab::CurrentMachine());
-    if (absl::StatusOr<std::string> kept_file = attnlab::ReadFile(path); kept_file.ok()) {
-      std::fprintf(stderr, "%s:\n%s", path.c_str(), kept_file->c_str());
-    }
-  }
   attnlab::RegisterWorkloads();
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;

@@ -7,7 +7,9 @@ plugins/BUILD finds every folder by glob and makes, per folder <f>:
                           would drop it and the plugin would silently vanish from the registry)
   //plugins:<f>_proto, <f>_cc_proto   its config messages
   //plugins:<test>        one cc_test per <f>/<test>.cc
-  //plugins:<f>_bench     from <f>/bench.cc, if there is one (bazel run -c opt)
+  //plugins:<f>_bench     from <f>/bench.cc, if there is one (bazel run -c opt): Google
+                          Benchmark's BENCHMARK()s with experiments' main(), which applies the
+                          float products as trials run them (--product_backend=)
 
 and //plugins:all, every plugin. Nothing outside the folder lists it, unless it builds other
 plugins from their configs (CONFIG_DEPS below).
@@ -106,6 +108,7 @@ def attnlab_plugins():
                 deps = [
                     ":all",
                     "//attention/kernels/cuda:device",
+                    "//experiments:benchmark_main",
                     "@com_github_google_benchmark//:benchmark",
                     "@tbb",
                 ] + PLUGIN_DEPS,

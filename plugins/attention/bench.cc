@@ -91,5 +91,3 @@ BENCHMARK(BM_AttentionLayerStep)
 
 }  // namespace
 }  // namespace attnlab
-
-BENCHMARK_MAIN();

@@ -47,5 +47,3 @@ BENCHMARK(BM_RpcLayerStep)
 
 }  // namespace
 }  // namespace attnlab
-
-BENCHMARK_MAIN();
