@@ -7,7 +7,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <vector>
 
+#include "attention/kernels/product.h"
 #include "attention/kernels/product_choices.h"
 #include "dnnl.h"
 #include "libxsmm.h"
@@ -53,6 +55,17 @@ void OneDnnProduct(int rows, int cols, int depth, float alpha, const float* a, i
     std::abort();
   }
 }
+
+// Whether rows `ld` floats apart are a multiple of 2 KiB apart.
+bool AliasedRows(int64_t ld) { return ld * int64_t(sizeof(float)) % 2048 == 0; }
+// The row stride of a copy of `cols` columns: whole 64-byte lines, and not AliasedRows.
+int64_t UnaliasedStride(int cols) {
+  const int64_t lines = (int64_t(cols) + 15) / 16 * 16;
+  return AliasedRows(lines) ? lines + 16 : lines;
+}
+// Below this many rows of A, the copy of B costs more than the aliasing (each B entry is
+// used once per row).
+constexpr int kMinRowsForCopy = 64;
 
 // The library for a block: the forced backend, or the one chosen for its class
 // (product_choices.h).
@@ -153,6 +166,18 @@ bool LibraryProduct(int rows, int cols, int depth, float alpha, const float* a, 
     return true;
   }
   Prefill(rows, cols, c, ldc, accumulate, bias, addend, ld_addend);
+  if (a_col == 1 && AliasedRows(ldb) && rows >= kMinRowsForCopy) {
+    // B's rows a multiple of 2 KiB apart share a few cache sets, and oneDNN's packing of B
+    // for A B (not A^T B) slows the whole product to half speed (experiments/BENCHMARKS.md,
+    // "Leading dimensions"): B copied to rows that are not, once per block.
+    std::vector<float>& copy = product_internal::ThreadBuffer<float, 4>::Get().values;
+    const int64_t ld_copy = UnaliasedStride(cols);
+    if (copy.size() < size_t(depth * ld_copy)) copy.resize(depth * ld_copy);
+    for (int i = 0; i < depth; ++i) std::copy(b + i * ldb, b + i * ldb + cols, &copy[i * ld_copy]);
+    OneDnnProduct(rows, cols, depth, alpha, a, a_row, a_col, copy.data(), ld_copy, c, ldc,
+                  beta_one);
+    return true;
+  }
   OneDnnProduct(rows, cols, depth, alpha, a, a_row, a_col, b, ldb, c, ldc, beta_one);
   return true;
 }

@@ -2,7 +2,8 @@
 // head's A^T), row-major and transposed rhs (K^T, small enough to copy, and too large to),
 // outputs with and without columns past the last whole packet, strided blocks of wider matrices
 // (a head's K inside the layer's keys), alpha, overwrite and +=, with and without a bias row;
-// in float on each ProductBackend (libxsmm's kernels take alpha = 1 only).
+// in float on each ProductBackend (libxsmm's kernels take alpha = 1 only); oneDNN's copy of an
+// rhs whose rows are 2 KiB apart.
 #include "attention/kernels/product.h"
 
 #include "attention/kernels/library_product.h"
@@ -87,6 +88,29 @@ TEST(ProductTest, MatchesTheReferenceInFloat) {
   SetProductBackend(ProductBackend::kChosen);
 }
 TEST(ProductTest, MatchesTheReferenceInDouble) { CheckAll<double>(1e-13); }
+
+// oneDNN's rhs copied to another row stride (library_product.cc) where its rows are 2 KiB
+// apart: blocks of a 512-column matrix, as ParallelProduct cuts a wide weight matrix, with its
+// tail columns, a bias and +=.
+TEST(ProductTest, OneDnnWithRhsRowsTwoKibApart) {
+  SetProductBackend(ProductBackend::kOneDnn);
+  const Matrix<float> a = Matrix<float>::Random(70, 90);
+  const Matrix<float> r_wide = Matrix<float>::Random(90, 512);
+  const Matrix<float> bias = Matrix<float>::Random(1, 300);
+  for (int cols : {256, 300}) {
+    for (bool accumulate : {false, true}) {
+      SCOPED_TRACE(testing::Message() << cols << " columns" << (accumulate ? ", +=" : ""));
+      const auto r = r_wide.middleCols(5, cols);
+      Matrix<float> out = Matrix<float>::Random(70, cols);
+      Matrix<float> want = accumulate ? out : Matrix<float>::Zero(70, cols);
+      want += ReferenceProduct<float>(a, r);
+      want.rowwise() += bias.leftCols(cols).row(0);
+      Product(a, r, out, accumulate, 1.0f, bias.data());
+      EXPECT_LE((out - want).cwiseAbs().maxCoeff(), 1e-5 * (1 + want.cwiseAbs().maxCoeff()));
+    }
+  }
+  SetProductBackend(ProductBackend::kChosen);
+}
 
 TEST(ProductTest, ByHandWithAColumnTail) {
   // 2 x 2 by 2 x 17: one whole packet of floats and one column past it.

@@ -71,20 +71,24 @@ absl::Status LmCrossEntropy<T>::CheckTargetValues(const Tensor<T>& target) const
 
 // The vocabulary in blocks of this many words: a block's logits for a chunk of 512 tokens (256
 // KB in float) stay in L2 from their product through the softmax to the two gradient products,
-// and the libraries multiply contiguous blocks (a block of columns of the whole logits matrix
-// has its rows 133 KB apart, and dL/dW's product on it ran at 120 GFLOP/s against 175).
+// and the libraries multiply compact blocks (a block of columns of the whole logits matrix has
+// its rows 133 KB apart: experiments/BENCHMARKS.md).
 constexpr int kVocabBlock = 128;
+// A block's rows are this many entries apart: 128 words padded, so that they are not a multiple
+// of 512 bytes apart, which crowds them into few cache sets (experiments/BENCHMARKS.md,
+// "Leading dimensions").
+constexpr int kBlockStride = kVocabBlock + 16;
 // dL/dh sums over the vocabulary blocks: in this many fixed groups of blocks, each group's
 // partial sum in block order and the partials in group order, so that the bits do not depend on
 // the thread count.
 constexpr int kGradGroups = 8;
 
 // Block b of a matrix kept by vocabulary blocks: row b of `storage`, rows x width, row-major with
-// row stride kVocabBlock.
+// row stride kBlockStride.
 template <typename T>
 Eigen::Map<Matrix<T>, 0, Eigen::OuterStride<>> VocabBlock(Matrix<T>& storage, int b, int rows,
                                                           int width) {
-  return {storage.row(b).data(), rows, width, Eigen::OuterStride<>(kVocabBlock)};
+  return {storage.row(b).data(), rows, width, Eigen::OuterStride<>(kBlockStride)};
 }
 
 template <typename T>
@@ -97,9 +101,9 @@ T LmCrossEntropy<T>::Compute(const Tensor<T>& prediction, const Tensor<T>& targe
   const int blocks = (vocab + kVocabBlock - 1) / kVocabBlock;
   const T inv_tokens = T(1) / tokens;
   auto width_of = [&](int b) { return std::min(kVocabBlock, vocab - b * kVocabBlock); };
-  // W by vocabulary blocks (block b: d x width, row-major, row stride kVocabBlock), the logits'
+  // W by vocabulary blocks (block b: d x width, row-major, row stride kBlockStride), the logits'
   // rhs; with a gradient, W^T (vocab x d, row-major), dL/dh's.
-  w_blocks_.resize(blocks, int64_t(dim) * kVocabBlock);
+  w_blocks_.resize(blocks, int64_t(dim) * kBlockStride);
   if (grad != nullptr) w_transposed_.resize(vocab, dim);
   ParallelFor(ctx, blocks, [&](int begin, int end) {
     for (int b = begin; b < end; ++b) {
@@ -118,7 +122,7 @@ T LmCrossEntropy<T>::Compute(const Tensor<T>& prediction, const Tensor<T>& targe
   for (int start = 0; start < tokens; start += chunk) {
     const int n = std::min(chunk, tokens - start);
     const auto h_chunk = h.middleRows(start, n);
-    logit_blocks_.resize(blocks, int64_t(n) * kVocabBlock);
+    logit_blocks_.resize(blocks, int64_t(n) * kBlockStride);
     block_max_.resize(blocks, n);
     block_sum_.resize(blocks, n);
     labels_.resize(n);
@@ -183,7 +187,7 @@ T LmCrossEntropy<T>::Compute(const Tensor<T>& prediction, const Tensor<T>& targe
           auto block = logits(b);
           const int width = int(block.cols());
           T* bias_grad = config_.bias() ? b_.grad.data() + first_word : nullptr;
-          ScaleRowsAndSumColumns(block.data(), n, width, kVocabBlock, block_max_.row(b).data(),
+          ScaleRowsAndSumColumns(block.data(), n, width, kBlockStride, block_max_.row(b).data(),
                                  bias_grad);
           for (int i = 0; i < n; ++i) {
             const int label = labels_[i] - first_word;
