@@ -11,7 +11,7 @@ expect "compare: $none is missing: run tools/bazel build -c opt //experiments:be
 # /bin/true stands in for the benchmark: every check below comes before it runs.
 expect "compare: --repeat=2: at least 3 runs per side, for a median and a spread" \
   --bench /bin/true --repeat 2
-expect "compare: --allocators: unknown 'jemalloc'; known: glibc, tcmalloc" \
+expect "compare: --allocators: unknown 'jemalloc'; known: glibc, glibc-heap, tcmalloc" \
   --bench /bin/true --allocators glibc,jemalloc
 expect "compare: --python: $none is missing" --bench /bin/true --python "$none"
 expect "compare: --tcmalloc: $none is missing: install Debian's libtcmalloc-minimal4 (PyTorch may \

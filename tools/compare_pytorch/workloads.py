@@ -1,9 +1,10 @@
 #!/usr/bin/python3
 """The benchmark workloads of //experiments:bench in PyTorch, written as a researcher would
-(autograd, torch.optim, batched tensor ops). Each prints one JSON line: seconds per training
-step (batch, forward, loss, backward, optimizer update), the thread count, and PyTorch's BLAS.
+(autograd, torch.optim, batched tensor ops). Each prints one JSON line: the median seconds of a
+training step (batch, forward, loss, backward, optimizer update) over at least --seconds and
+--min-steps after one warm-up step, the thread count, and PyTorch's BLAS.
 
-    /usr/bin/python3 tools/compare_pytorch/workloads.py WORKLOAD --threads N [--seconds S] [--keep-denormals]
+    /usr/bin/python3 tools/compare_pytorch/workloads.py WORKLOAD --threads N [--seconds S] [--min-steps N] [--keep-denormals]
     /usr/bin/python3 tools/compare_pytorch/workloads.py peak --threads N   # sgemm/dgemm GFLOP/s
 
 Workloads (the attnlab side: experiments/workloads/*.textproto, and BM_LanguageModelStep):
@@ -15,6 +16,7 @@ import argparse
 import ctypes
 import json
 import math
+import statistics
 import sys
 import time
 
@@ -274,6 +276,7 @@ def main():
     parser.add_argument("workload", choices=sorted(WORKLOADS) + ["peak"])
     parser.add_argument("--threads", type=int, required=True)
     parser.add_argument("--seconds", type=float, default=3.0, help="time to measure for")
+    parser.add_argument("--min-steps", type=int, default=10, help="steps to measure at least")
     parser.add_argument("--keep-denormals", action="store_true",
                         help="IEEE 754 gradual underflow (PyTorch's default) instead of flushing "
                              "subnormals to zero as attnlab's trials do")
@@ -289,11 +292,15 @@ def main():
     else:
         step, flops = WORKLOADS[args.workload]()
         step()  # warm-up
-        steps, start = 0, time.perf_counter()
-        while time.perf_counter() - start < args.seconds or steps < 3:
+        # The median step: PyTorch's heap keeps growing for several steps of a large workload
+        # (the LM's logits), each growth a step of page faults a long training run does not see.
+        times, start = [], time.perf_counter()
+        while time.perf_counter() - start < args.seconds or len(times) < args.min_steps:
+            began = time.perf_counter()
             step()
-            steps += 1
-        result["seconds_per_step"] = (time.perf_counter() - start) / steps
+            times.append(time.perf_counter() - began)
+        result["seconds_per_step"] = statistics.median(times)
+        result["steps"] = len(times)
         result["flops_per_step"] = flops
     print(json.dumps(result))
 
