@@ -15,7 +15,7 @@ expect "compare: --allocators: unknown 'jemalloc'; known: glibc, glibc-heap, tcm
   --bench /bin/true --allocators glibc,jemalloc
 expect "compare: --python: $none is missing" --bench /bin/true --python "$none"
 expect "compare: --tcmalloc: $none is missing: install Debian's libtcmalloc-minimal4 (PyTorch may \
-be faster with it), or pass --allocators glibc and say so beside the results" \
+be faster with it), or pass --allocators glibc,glibc-heap and say so beside the results" \
   --bench /bin/true --tcmalloc "$none"
 
 # The CPU its table's header names, from the first processor of /proc/cpuinfo.

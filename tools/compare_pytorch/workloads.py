@@ -281,6 +281,8 @@ def main():
                         help="IEEE 754 gradual underflow (PyTorch's default) instead of flushing "
                              "subnormals to zero as attnlab's trials do")
     args = parser.parse_args()
+    if args.min_steps < 1:
+        parser.error(f"--min-steps={args.min_steps}: at least 1, for a median")
     torch.set_num_threads(args.threads)
     # The same float mode as attnlab's default (ModelSpec.subnormals: FLUSH_TO_ZERO).
     torch.set_flush_denormal(not args.keep_denormals)
