@@ -110,6 +110,7 @@ std::vector<std::string> SetAssignments(int argc, char** argv) {
 }
 
 int Main(int argc, char** argv) {
+  CatchInterrupts();  // before any thread starts (interrupt.h)
   const Cluster& cluster = Cluster::Get();
   absl::SetProgramUsageMessage(
       "Runs an attnlab experiment spec.\n  run --spec=FILE [--out=DIR] [--threads=N] "
@@ -192,7 +193,6 @@ int Main(int argc, char** argv) {
   }
   options.out_dir = ResolveUserPath(options.out_dir);
 
-  CatchInterrupts();
   PrintStackOnCrash(argv[0]);
   options.stop = [] { return InterruptSignal() != 0; };
   absl::StatusOr<ExperimentResult> result = RunExperiment(*parsed, options);

@@ -29,6 +29,7 @@ namespace attnlab {
 namespace {
 
 int Main(int argc, char** argv) {
+  CatchInterrupts();  // before any thread starts (interrupt.h)
   if (!ParseFlagsOnly(argc, argv)) return 2;
   std::string path = ResolveUserPath(absl::GetFlag(FLAGS_zoo));
   if (path.empty()) path = ResolveWorkspacePath(absl::GetFlag(FLAGS_default_zoo));
@@ -82,7 +83,6 @@ int Main(int argc, char** argv) {
   options.out_dir = ResolveUserPath(absl::GetFlag(FLAGS_out));
   options.threads = absl::GetFlag(FLAGS_threads);
   options.steps = absl::GetFlag(FLAGS_steps);
-  CatchInterrupts();
   PrintStackOnCrash(argv[0]);
   options.stop = [] { return InterruptSignal() != 0; };
   absl::StatusOr<std::vector<ZooCell>> cells = RunZoo(zoo, path, options);

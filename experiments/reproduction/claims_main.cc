@@ -97,6 +97,7 @@ bool DeclaresAny(const ClaimsFile& file, const std::set<std::string>& ids,
 }
 
 int Main(int argc, char** argv) {
+  CatchInterrupts();  // before any thread starts (interrupt.h)
   absl::SetProgramUsageMessage(
       "Judges the papers' claims from runs of this code.\n  claims [--paper=N] [--claim=ID,...] "
       "[--quick] "
@@ -144,7 +145,6 @@ int Main(int argc, char** argv) {
   options.threads = absl::GetFlag(FLAGS_threads) > 0
                         ? absl::GetFlag(FLAGS_threads)
                         : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
-  CatchInterrupts();
   PrintStackOnCrash(argv[0]);
   options.stop = [] { return InterruptSignal() != 0; };
 
