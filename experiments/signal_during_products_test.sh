@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SIGTERM while oneDNN's JIT sgemm runs an FC net's products ends the run as asked (status 130,
 # a checkpoint written), at every moment it arrives. A handler run on that thread wrote its
-# frame over the heap (oneDNN issue 4845): the run aborted in 6 of 10 tries.
+# frame over the heap (oneDNN issue 4845): the run aborted in 10 of 17 tries.
 set -u
 run="$PWD/experiments/run"
 spec="$PWD/experiments/testdata/fc_trial.textproto"
