@@ -34,4 +34,19 @@ print(compare.machine(sys.argv[1]))' "$file")
     failures=$((failures + 1))
   fi
 done
+
+# Every form of attnlab's that compare times is a benchmark experiments/bench registers.
+listed=$(experiments/bench --product_backend=tiled --benchmark_list_tests 2>/dev/null)
+for name in $(/usr/bin/python3 -c 'from importlib.machinery import SourceFileLoader
+compare = SourceFileLoader("compare", "tools/compare_pytorch/compare").load_module()
+for ours, _ in compare.WORKLOADS.values():
+    for benchmark in ours.values():
+        print(benchmark)'); do
+  for threads in 1 2; do
+    if ! grep -q "^$name/threads:$threads/" <<<"$listed"; then
+      echo "FAIL: compare times $name/threads:$threads, which experiments/bench does not register"
+      failures=$((failures + 1))
+    fi
+  done
+done
 exit $((failures > 0))

@@ -9,7 +9,7 @@ training step (batch, forward, loss, backward, optimizer update) over at least -
 
 Workloads (the attnlab side: experiments/workloads/*.textproto, and BM_LanguageModelStep):
 p1_tiny, p1_large, p3_spe, p3_fixed, p3_fc1024, lm, vit_softmax, vit_rpc, and the ViTs with
-gradient accumulation over micro-batches of 32, vit_softmax_micro32 and vit_rpc_micro32.
+gradient accumulation over micro-batches of 8, 16, 32 and 64 (vit_softmax_micro8 ...).
 tools/compare_pytorch/compare runs both sides alternately and prints the table.
 """
 import argparse
@@ -256,10 +256,11 @@ WORKLOADS = {
     "lm": lm,
     "vit_softmax": lambda: vit(0),
     "vit_rpc": lambda: vit(4),
-    # The same steps in micro-batches of 32 (attnlab's workloads' training.micro_batch_size).
-    "vit_softmax_micro32": lambda: vit(0, micro_batch=32),
-    "vit_rpc_micro32": lambda: vit(4, micro_batch=32),
 }
+# The same steps in micro-batches (gradient accumulation), the sizes attnlab's bench runs.
+for _micro_batch in (8, 16, 32, 64):
+    WORKLOADS[f"vit_softmax_micro{_micro_batch}"] = lambda m=_micro_batch: vit(0, micro_batch=m)
+    WORKLOADS[f"vit_rpc_micro{_micro_batch}"] = lambda m=_micro_batch: vit(4, micro_batch=m)
 
 
 def gemm_peak(dtype, size=2048, reps=5):
