@@ -124,6 +124,12 @@ void BM_LanguageModelStep(benchmark::State& state) {
 BENCHMARK(BM_LanguageModelStep)->ArgName("threads")->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)
     ->UseRealTime()->MinTime(3);
 
+// The middle value (the upper one of an even count); `values` is reordered.
+double Median(std::vector<double>& values) {
+  std::nth_element(values.begin(), values.begin() + values.size() / 2, values.end());
+  return values[values.size() / 2];
+}
+
 // Seconds to read `values` once, split evenly over the arena's threads: the memory floor of a
 // step that must read them (median of 15 reads).
 double StreamingReadSeconds(const std::vector<double>& values, tbb::task_arena& arena, int threads) {
@@ -146,13 +152,14 @@ double StreamingReadSeconds(const std::vector<double>& values, tbb::task_arena& 
     times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     benchmark::DoNotOptimize(sums.data());
   }
-  std::nth_element(times.begin(), times.begin() + times.size() / 2, times.end());
-  return times[times.size() / 2];
+  return Median(times);
 }
 
 // One benchmark iteration is a whole run of the workload's training.steps steps, built once
-// outside the timing (data loading is not a step). Reported: seconds per step, where a step
-// is a batch, forward, loss, backward and optimizer update.
+// outside the timing (data loading is not a step). Reported: s/step, the median seconds of a
+// step over every iteration's steps, as tools/compare_pytorch/workloads.py reports PyTorch's,
+// where a step is a batch, forward, loss, backward and optimizer update (the time between the
+// runner's calls of `stop`, made before each step; the final metrics pass is not a step).
 // micro_batch: training.micro_batch_size to run with (0: the whole batch), or -1 for the file's.
 void BM_Workload(benchmark::State& state, const std::string& path, int threads, int micro_batch) {
   absl::StatusOr<ParsedSpec> parsed = ReadSpecFile(path);
@@ -170,14 +177,20 @@ void BM_Workload(benchmark::State& state, const std::string& path, int threads, 
   tbb::task_arena arena(threads);
   absl::Status status;
   arena.execute([&] { status = (*runner)->Run(nullptr).status(); });  // warm-up
+  std::vector<double> step_seconds;
   for (auto _ : state) {
-    arena.execute([&] { status = (*runner)->Run(nullptr).status(); });
+    std::optional<std::chrono::steady_clock::time_point> step_start;
+    const auto at_step = [&] {
+      const auto now = std::chrono::steady_clock::now();
+      if (step_start)
+        step_seconds.push_back(std::chrono::duration<double>(now - *step_start).count());
+      step_start = now;
+      return false;
+    };
+    arena.execute([&] { status = (*runner)->Run({}, "", at_step).status(); });
     if (!status.ok()) state.SkipWithError(std::string(status.message()).c_str());
   }
-  // Run does steps + 1 forward and backward passes (the last for the final metrics).
-  state.counters["s/step"] = benchmark::Counter(
-      static_cast<double>(parsed->spec.training().steps() + 1) * state.iterations(),
-      benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  if (!step_seconds.empty()) state.counters["s/step"] = Median(step_seconds);
   // Paper 1's step reads the whole token tensor (n T d doubles): where that outgrows a core's
   // private caches (8 MiB covers every CPU we run on), its floor is one streaming read.
   if (parsed->spec.dataset().has_planted() && parsed->spec.model().dtype() == ModelSpec::DOUBLE) {
