@@ -4,7 +4,8 @@
 training step (batch, forward, loss, backward, optimizer update) over at least --seconds and
 --min-steps after one warm-up step, the thread count, and PyTorch's BLAS.
 
-    /usr/bin/python3 tools/compare_pytorch/workloads.py WORKLOAD --threads N [--seconds S] [--min-steps N] [--keep-denormals]
+    /usr/bin/python3 tools/compare_pytorch/workloads.py WORKLOAD --threads N [--seconds S]
+                                                        [--min-steps N] [--keep-denormals]
     /usr/bin/python3 tools/compare_pytorch/workloads.py peak --threads N   # sgemm/dgemm GFLOP/s
 
 Workloads (the attnlab side: experiments/workloads/*.textproto, and BM_LanguageModelStep):
@@ -76,7 +77,8 @@ def p1(n, seq_len, dim):
     return step, 3 * 2.0 * n * seq_len * dim
 
 
-# Paper 3: STS_q, T = 200, q = 3, d = 5; f(X, y) = sum_i softmax_i(p_i^T W q) x_i, q = sum_{j in y} p_j.
+# Paper 3: STS_q, T = 200, q = 3, d = 5; f(X, y) = sum_i softmax_i(p_i^T W q) x_i,
+# q = sum_{j in y} p_j.
 def sts_batch(batch=256, seq_len=200, q=3, dim=5):
     x = torch.randn(batch, seq_len, dim)
     subset = torch.rand(batch, seq_len).argsort(dim=1)[:, :q]
@@ -154,7 +156,8 @@ def lm(vocab=33278, batch=64, seq_len=64, dim=128):
         loss.backward()
         optimizer.step()
     tokens = batch * seq_len
-    block = 2.0 * tokens * (4 * dim * dim + 2 * dim * dim) + 2 * 2.0 * batch * seq_len * seq_len * dim
+    block = (2.0 * tokens * (4 * dim * dim + 2 * dim * dim)
+             + 2 * 2.0 * batch * seq_len * seq_len * dim)
     return step, 3 * (2.0 * tokens * dim * vocab + block)
 
 
