@@ -58,7 +58,18 @@ void PrintStackOnCrash(const char* argv0) {
   absl::InitializeSymbolizer(argv0);
   void* first[1];
   backtrace(first, 1);  // loads the unwinder now, not in a crash
-  for (const CrashSignal& crash : kCrashSignals) std::signal(crash.number, OnCrash);
+  // The handler runs on a stack of its own in this thread: after a stack overflow the thread's
+  // stack has no room left for it (the kernel would kill the process without a word).
+  static char alternate_stack[256 << 10];
+  stack_t alternate = {};
+  alternate.ss_sp = alternate_stack;
+  alternate.ss_size = sizeof(alternate_stack);
+  sigaltstack(&alternate, nullptr);
+  struct sigaction action = {};
+  action.sa_handler = OnCrash;
+  action.sa_flags = SA_ONSTACK;
+  sigemptyset(&action.sa_mask);
+  for (const CrashSignal& crash : kCrashSignals) sigaction(crash.number, &action, nullptr);
 }
 
 }  // namespace attnlab

@@ -6,7 +6,9 @@
 
 namespace attnlab {
 
-// Installs the handlers (once per process); argv0 is the program's argv[0], for its symbols.
+// Installs the handlers (once per process, from main); argv0 is the program's argv[0], for its
+// symbols. The calling thread's handler runs on a stack of its own, so that a stack overflow in
+// it is reported too; other threads' run on their own stacks.
 void PrintStackOnCrash(const char* argv0);
 
 }  // namespace attnlab
