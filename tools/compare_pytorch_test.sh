@@ -49,4 +49,21 @@ for ours, _ in compare.WORKLOADS.values():
     fi
   done
 done
+# Every PyTorch form compare runs is a workload of workloads.py (where this Python has PyTorch,
+# which tools/bazel does not install: the comparison's own dependency).
+if /usr/bin/python3 -c "import torch" 2>/dev/null; then
+  missing=$(/usr/bin/python3 -c 'from importlib.machinery import SourceFileLoader
+compare = SourceFileLoader("compare", "tools/compare_pytorch/compare").load_module()
+workloads = SourceFileLoader("workloads", "tools/compare_pytorch/workloads.py").load_module()
+for _, theirs in compare.WORKLOADS.values():
+    for name in theirs:
+        if name not in workloads.WORKLOADS:
+            print(name)') || { echo "FAIL: could not read workloads.py's workloads"; exit 1; }
+  for name in $missing; do
+    echo "FAIL: compare runs PyTorch's $name, which workloads.py does not define"
+    failures=$((failures + 1))
+  done
+else
+  echo "compare's PyTorch forms not checked: /usr/bin/python3 has no torch"
+fi
 exit $((failures > 0))
