@@ -52,7 +52,8 @@ void BM_SweepOfEightTrials(benchmark::State& state) {
   static std::atomic<int> run{0};
   for (auto _ : state) {
     RunOptions options;
-    options.out_dir = "/tmp/attnlab_bench_" + std::to_string(getpid()) + "_" + std::to_string(run++);
+    options.out_dir =
+        "/tmp/attnlab_bench_" + std::to_string(getpid()) + "_" + std::to_string(run++);
     options.threads = static_cast<int>(state.range(0));
     options.progress = false;
     absl::StatusOr<ExperimentResult> result = RunExperiment(*spec, options);
@@ -74,7 +75,8 @@ BENCHMARK(BM_SweepOfEightTrials)
 constexpr char kLanguageModel[] = R"pb(
   dtype: FLOAT
   layer { name: "embed" plugin: "embedding" config {
-    [type.googleapis.com/attnlab.plugins.EmbeddingConfig] { vocab_size: 33278 dim: 128 max_len: 64 } } }
+    [type.googleapis.com/attnlab.plugins.EmbeddingConfig] {
+      vocab_size: 33278 dim: 128 max_len: 64 } } }
   layer { name: "block0" plugin: "transformer_block" config {
     [type.googleapis.com/attnlab.plugins.TransformerBlockConfig] { ffn_hidden: 128
       attention { plugin: "attention" config {
@@ -132,7 +134,8 @@ double Median(std::vector<double>& values) {
 
 // Seconds to read `values` once, split evenly over the arena's threads: the memory floor of a
 // step that must read them (median of 15 reads).
-double StreamingReadSeconds(const std::vector<double>& values, tbb::task_arena& arena, int threads) {
+double StreamingReadSeconds(const std::vector<double>& values, tbb::task_arena& arena,
+                            int threads) {
   std::vector<double> sums(threads), times;
   const size_t chunk = (values.size() + threads - 1) / threads;
   for (int read = 0; read < 15; ++read) {
@@ -149,7 +152,8 @@ double StreamingReadSeconds(const std::vector<double>& values, tbb::task_arena& 
         sums[t] = acc[0] + acc[1] + acc[2] + acc[3] + acc[4] + acc[5] + acc[6] + acc[7];
       }, tbb::static_partitioner());
     });
-    times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
+    times.push_back(elapsed.count());
     benchmark::DoNotOptimize(sums.data());
   }
   return Median(times);

@@ -1,9 +1,9 @@
 // The RPC-ViT's attention layer alone (tools/bazel run -c opt //plugins:rpc_bench): one Forward
-// and Backward over a batch of 128 images of 50 tokens of width 64, 4 symmetric heads of 16, as in
-// experiments/workloads/vit_*.textproto; mechanism softmax (symmetric attention) and rpc with 4 PAP
-// iterations. Float, the calling thread only, flushing subnormals as a trial does. Also over 8 images, whose activations and PAP
-// traces stay in the caches: 16 times its time against the batch's is what the batch's trips to
-// memory cost.
+// and Backward over a batch of 128 images of 50 tokens of width 64, 4 symmetric heads of 16, as
+// in experiments/workloads/vit_*.textproto; mechanism softmax (symmetric attention) and rpc with
+// 4 PAP iterations. Float, the calling thread only, flushing subnormals as a trial does. Also
+// over 8 images, whose activations and PAP traces stay in the caches: 16 times its time against
+// the batch's is what the batch's trips to memory cost.
 #include <string>
 
 #include "attention/exec_context.h"
