@@ -182,7 +182,12 @@ void BM_Workload(benchmark::State& state, const std::string& path, int threads, 
   absl::Status status;
   arena.execute([&] { status = (*runner)->Run(nullptr).status(); });  // warm-up
   std::vector<double> step_seconds;
+  const size_t steps = parsed->spec.training().steps();
   for (auto _ : state) {
+    // Grown before the run, so that no step's interval pays for the copy.
+    if (step_seconds.capacity() < step_seconds.size() + steps) {
+      step_seconds.reserve(2 * (step_seconds.size() + steps));
+    }
     std::optional<std::chrono::steady_clock::time_point> step_start;
     const auto at_step = [&] {
       const auto now = std::chrono::steady_clock::now();

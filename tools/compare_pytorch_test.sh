@@ -37,11 +37,12 @@ done
 
 # Every form of attnlab's that compare times is a benchmark experiments/bench registers.
 listed=$(experiments/bench --product_backend=tiled --benchmark_list_tests 2>/dev/null)
-for name in $(/usr/bin/python3 -c 'from importlib.machinery import SourceFileLoader
+timed=$(/usr/bin/python3 -c 'from importlib.machinery import SourceFileLoader
 compare = SourceFileLoader("compare", "tools/compare_pytorch/compare").load_module()
 for ours, _ in compare.WORKLOADS.values():
     for benchmark in ours.values():
-        print(benchmark)'); do
+        print(benchmark)') || { echo "FAIL: could not read compare's workloads"; exit 1; }
+for name in $timed; do
   for threads in 1 2; do
     if ! grep -q "^$name/threads:$threads/" <<<"$listed"; then
       echo "FAIL: compare times $name/threads:$threads, which experiments/bench does not register"
