@@ -73,7 +73,8 @@ Tensor<double> FormInput(const std::string& layer, const Shape& input) {
 
 absl::Status CheckForm(const std::string& layer, const google::protobuf::Any& config) {
   const Shape input{3, 5, 4};
-  ASSIGN_OR_RETURN(std::unique_ptr<Layer<double>> in_double, MakeLayer<double>(layer, config, input));
+  ASSIGN_OR_RETURN(std::unique_ptr<Layer<double>> in_double,
+                   MakeLayer<double>(layer, config, input));
   ASSIGN_OR_RETURN(std::unique_ptr<Layer<float>> in_float, MakeLayer<float>(layer, config, input));
   Tensor<double> x = FormInput(layer, input), out;
   ExecContext ctx(3), ctx_float(3);  // one stream each: the same draws (paper 3's encodings)
@@ -94,7 +95,8 @@ absl::Status CheckForm(const std::string& layer, const google::protobuf::Any& co
 
 // The layer's config `form` (text) with the mechanism set: fields `mechanism` and
 // `mechanism_config` of the layer's config message.
-absl::StatusOr<google::protobuf::Any> WithMechanism(const std::string& layer, const std::string& form,
+absl::StatusOr<google::protobuf::Any> WithMechanism(const std::string& layer,
+                                                    const std::string& form,
                                                     const std::string& name,
                                                     const google::protobuf::Any& mechanism_config) {
   ASSIGN_OR_RETURN(google::protobuf::Any config, PackConfig(LayerRegistry<double>(), layer, form));
@@ -178,7 +180,8 @@ absl::Status CheckMechanismInEveryLayer(const std::string& name, const std::stri
       // Every encoding and sampler of paper 3's layer (the samplers back-propagate differently).
       {"sparse_select", "encoding_dim: 5 w { init: NORMAL std: 0.7 }"},
       // W frozen: the input gradient is exact; W's is checked in distribution below.
-      {"sparse_select", "encoding_dim: 5 sampler: PROJECTED w { init: NORMAL std: 0.7 frozen: true }"},
+      {"sparse_select",
+       "encoding_dim: 5 sampler: PROJECTED w { init: NORMAL std: 0.7 frozen: true }"},
       {"sparse_select", "encoding_dim: 5 distribution: SPHERE w { init: NORMAL std: 0.7 }"},
       {"sparse_select", "encoding_dim: 5 distribution: RADEMACHER w { init: NORMAL std: 0.7 }"},
       {"sparse_select", "encoding_dim: 5 positional: FIXED w { init: NORMAL std: 0.7 }"},

@@ -113,7 +113,8 @@ TEST(ImageFilesTest, IdxPlainAndGzip) {
   status = ReadIdx(TempPath("labels.idx"), TempPath("labels.idx"), 0).status();
   EXPECT_NE(status.message().find("not an IDX image file (magic number 801, expected 803)"),
             std::string::npos) << status;
-  WriteFile(TempPath("three.idx"), BigEndian(0x801) + BigEndian(3) + std::string("\x01\x02\x03", 3));
+  WriteFile(TempPath("three.idx"),
+            BigEndian(0x801) + BigEndian(3) + std::string("\x01\x02\x03", 3));
   status = ReadIdx(TempPath("images.idx"), TempPath("three.idx"), 0).status();
   EXPECT_NE(status.message().find("holds 3 labels for the 2 images"), std::string::npos) << status;
 }
@@ -144,7 +145,8 @@ TEST(ImageClassificationTest, CropPadsWithBlackAndFlipMirrors) {
   WriteFile(TempPath("one_label.idx"), BigEndian(0x801) + BigEndian(1) + std::string(1, '\0'));
   const std::string files = "train { images: \"" + TempPath("one.idx") + "\" labels: \"" +
                             TempPath("one_label.idx") + "\" } mean: 0 std: 1 ";
-  auto flipped = ImageClassification<double>::Create(ParseImages("format: IDX flip: true " + files), "");
+  auto flipped =
+      ImageClassification<double>::Create(ParseImages("format: IDX flip: true " + files), "");
   ASSERT_TRUE(flipped.ok()) << flipped.status();
   ExecContext ctx(1);
   int mirrored = 0;

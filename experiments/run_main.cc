@@ -57,9 +57,12 @@ ABSL_FLAG(bool, dry_run, false, "Only check the spec: parse it and build every t
 ABSL_FLAG(double, progress_seconds, 30,
           "When stderr is not a terminal (a log file, a batch job): a progress line every this "
           "many seconds (> 0).");
-ABSL_FLAG(bool, list_plugins, false, "List the registered layers, losses, regularizers, attention mechanisms, metrics, datasets and optimizers and exit.");
+ABSL_FLAG(bool, list_plugins, false,
+          "List the registered layers, losses, regularizers, attention mechanisms, metrics, "
+          "datasets and optimizers and exit.");
 ABSL_FLAG(bool, markdown, false,
-          "With --list_plugins: as a Markdown table (README's plugin table; tools/plugin_table puts it there).");
+          "With --list_plugins: as a Markdown table (README's plugin table; tools/plugin_table "
+          "puts it there).");
 
 namespace attnlab {
 namespace {
@@ -78,15 +81,17 @@ void ListPlugins(const Registry<Product>& registry) {
   for (const std::string& name : registry.Names()) {
     const auto* entry = registry.Find(name);
     std::printf("  %-18s %s%s\n", name.c_str(), entry->summary.c_str(),
-                entry->config_type ? absl::StrCat(" [config: ", entry->config_type->full_name(), "]").c_str()
-                                   : "");
+                entry->config_type
+                    ? absl::StrCat(" [config: ", entry->config_type->full_name(), "]").c_str()
+                    : "");
   }
 }
 
 // Under mpirun, ranks that share a machine share its cores.
 int DefaultThreads() {
   int local_ranks = 1;
-  if (const char* n = std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE")) local_ranks = std::max(1, std::atoi(n));
+  if (const char* n = std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE"))
+    local_ranks = std::max(1, std::atoi(n));
   return std::max(1, static_cast<int>(std::thread::hardware_concurrency()) / local_ranks);
 }
 
@@ -117,7 +122,8 @@ int Main(int argc, char** argv) {
       "[--reuse=same|rerun|any] [--dry_run] [--list_plugins]");
   if (!ParseFlagsOnly(argc, argv)) return 2;
   if (absl::GetFlag(FLAGS_list_plugins)) {
-    if (absl::GetFlag(FLAGS_markdown)) std::printf("| kind | plugin | what it is |\n|---|---|---|\n");
+    if (absl::GetFlag(FLAGS_markdown))
+      std::printf("| kind | plugin | what it is |\n|---|---|---|\n");
     ListPlugins(LayerRegistry<double>());
     ListPlugins(LossRegistry<double>());
     ListPlugins(RegularizerRegistry<double>());
@@ -132,7 +138,8 @@ int Main(int argc, char** argv) {
     return 2;
   }
   if (!(absl::GetFlag(FLAGS_progress_seconds) > 0)) {
-    std::fprintf(stderr, "--progress_seconds=%g: must be > 0\n", absl::GetFlag(FLAGS_progress_seconds));
+    std::fprintf(stderr, "--progress_seconds=%g: must be > 0\n",
+                 absl::GetFlag(FLAGS_progress_seconds));
     return 2;
   }
   std::string spec_path = ResolveUserPath(absl::GetFlag(FLAGS_spec));
@@ -154,7 +161,8 @@ int Main(int argc, char** argv) {
             ? absl::InvalidArgumentError("expected FIELD=VALUE")
             : SetFieldFromText(&parsed->spec, assignment.substr(0, eq), assignment.substr(eq + 1));
     if (!status.ok()) {
-      std::fprintf(stderr, "--set %s: %s\n", assignment.c_str(), std::string(status.message()).c_str());
+      std::fprintf(stderr, "--set %s: %s\n", assignment.c_str(),
+                   std::string(status.message()).c_str());
       return 2;
     }
   }
@@ -164,7 +172,8 @@ int Main(int argc, char** argv) {
     absl::Status status =
         CheckNotSwept(parsed->spec, assignment.substr(0, eq), assignment.substr(eq + 1));
     if (!status.ok()) {
-      std::fprintf(stderr, "--set %s: %s\n", assignment.c_str(), std::string(status.message()).c_str());
+      std::fprintf(stderr, "--set %s: %s\n", assignment.c_str(),
+                   std::string(status.message()).c_str());
       return 2;
     }
   }
@@ -180,7 +189,8 @@ int Main(int argc, char** argv) {
     std::fprintf(stderr, "%s\n", std::string(reuse.status().message()).c_str());
     return 2;
   }
-  options.threads = absl::GetFlag(FLAGS_threads) > 0 ? absl::GetFlag(FLAGS_threads) : DefaultThreads();
+  options.threads =
+      absl::GetFlag(FLAGS_threads) > 0 ? absl::GetFlag(FLAGS_threads) : DefaultThreads();
   options.cluster = &cluster;
   options.dry_run = absl::GetFlag(FLAGS_dry_run);
   options.progress_seconds = absl::GetFlag(FLAGS_progress_seconds);
@@ -197,7 +207,8 @@ int Main(int argc, char** argv) {
   options.stop = [] { return InterruptSignal() != 0; };
   absl::StatusOr<ExperimentResult> result = RunExperiment(*parsed, options);
   if (absl::IsCancelled(result.status())) {
-    if (cluster.root()) std::fprintf(stderr, "%s\n", std::string(result.status().message()).c_str());
+    if (cluster.root())
+      std::fprintf(stderr, "%s\n", std::string(result.status().message()).c_str());
     return 130;
   }
   if (!result.ok()) {
@@ -211,7 +222,8 @@ int Main(int argc, char** argv) {
     return bad_input ? 2 : 1;
   }
   if (options.dry_run) {
-    if (cluster.root()) std::printf("%s: OK, %zu trial(s)\n", spec_path.c_str(), result->trials.size());
+    if (cluster.root())
+      std::printf("%s: OK, %zu trial(s)\n", spec_path.c_str(), result->trials.size());
     return 0;
   }
   if (!cluster.root()) return 0;  // rank 0 reports for everyone

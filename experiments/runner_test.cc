@@ -503,9 +503,9 @@ TEST_F(RunnerTest, SweepColumnsMustNotClash) {
     spec.replace(spec.find("name: \"p0\""), 11, absl::StrCat("name: \"", name, "\""));
     auto result = Run(spec, "clash");
     EXPECT_TRUE(absl::IsInvalidArgument(result.status())) << name;
-    EXPECT_TRUE(absl::StartsWith(result.status().message(),
-                                 absl::StrCat("tiny.textproto:27:5: sweep.axis[0].name: the column '",
-                                              name, "' is ")))
+    EXPECT_TRUE(absl::StartsWith(
+        result.status().message(),
+        absl::StrCat("tiny.textproto:27:5: sweep.axis[0].name: the column '", name, "' is ")))
         << result.status();
   }
   std::string two_axes = kSpec;

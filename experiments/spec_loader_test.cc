@@ -56,9 +56,11 @@ TEST(SpecLoaderTest, MissingFileIsNotFound) {
 
 // A finding of the spec fuzzer, kept: raw non-UTF-8 bytes went into string fields.
 TEST(SpecLoaderTest, NonUtf8TextIsALocatedError) {
-  auto parsed = ParseSpecText("name: \"ok\"\nmodel { layer { plugin: \"soft\xffmax\" } }", "bin.textproto");
+  auto parsed =
+      ParseSpecText("name: \"ok\"\nmodel { layer { plugin: \"soft\xffmax\" } }", "bin.textproto");
   ASSERT_FALSE(parsed.ok());
-  EXPECT_EQ(parsed.status().message(), "bin.textproto:2:30: not UTF-8 text (a spec is a text file)");
+  EXPECT_EQ(parsed.status().message(),
+            "bin.textproto:2:30: not UTF-8 text (a spec is a text file)");
 }
 
 // transformer_block inside transformer_block through their Any configs, 2,500 deep, crashed

@@ -131,7 +131,8 @@ TEST(SweepTest, BadValuesNameTheAxisValue) {
   auto trials = ExpandSweep(Parse(R"pb(
     sweep { axis { field: "optimizer.lr" value: [ "0.1", "fast" ] } })pb"));
   EXPECT_EQ(ErrorField(trials.status()), "sweep.axis[0].value[1]");
-  trials = ExpandSweep(Parse(R"pb(sweep { axis { field: "x" value: "1" label: [ "a", "b" ] } })pb"));
+  trials =
+      ExpandSweep(Parse(R"pb(sweep { axis { field: "x" value: "1" label: [ "a", "b" ] } })pb"));
   EXPECT_EQ(ErrorField(trials.status()), "sweep.axis[0].label");
 }
 
@@ -140,7 +141,8 @@ TEST(SweepTest, BadValuesNameTheAxisValue) {
 TEST(SweepTest, HugeGridsAndRepeatedTrialsAreErrors) {
   std::string text = "optimizer { gd {} lr: 0.1 } sweep {";
   for (int a = 0; a < 20; ++a) {
-    text += R"pb( axis { field: "optimizer.lr" value: [ "1", "2", "3", "4", "5", "6", "7", "8", "9", "10" ] })pb";
+    text +=
+        R"pb( axis { field: "optimizer.lr" value: [ "1", "2", "3", "4", "5", "6", "7", "8", "9", "10" ] })pb";
   }
   auto trials = ExpandSweep(Parse(text + "}"));
   EXPECT_EQ(ErrorField(trials.status()), "sweep");

@@ -209,8 +209,8 @@ absl::Status KeepTasks(absl::string_view labels, ZooSpec* zoo) {
     if (wanted.erase(task.label()) > 0) *kept.add_task() = task;
   }
   if (!wanted.empty()) {
-    return absl::InvalidArgumentError(absl::StrCat("no task '", *wanted.begin(),
-                                                   "' in the zoo; its tasks: ", absl::StrJoin(known, ", ")));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "no task '", *wanted.begin(), "' in the zoo; its tasks: ", absl::StrJoin(known, ", ")));
   }
   if (kept.task().empty()) return absl::InvalidArgumentError("names no task");
   *zoo = std::move(kept);

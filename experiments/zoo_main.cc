@@ -16,14 +16,18 @@
 #include "google/protobuf/text_format.h"
 
 ABSL_FLAG(std::string, zoo, "", "The zoo spec (attnlab.ZooSpec, text format).");
-ABSL_FLAG(std::string, default_zoo, "", "The zoo spec when --zoo is not given (set by the target).");
-ABSL_FLAG(std::string, out, "attnlab_results/zoo", "Results directory: a store per task and mechanism, and zoo.csv.");
+ABSL_FLAG(std::string, default_zoo, "",
+          "The zoo spec when --zoo is not given (set by the target).");
+ABSL_FLAG(std::string, out, "attnlab_results/zoo",
+          "Results directory: a store per task and mechanism, and zoo.csv.");
 ABSL_FLAG(int, threads, 2, "Threads.");
 ABSL_FLAG(int64_t, steps, 0, "> 0: every task trains this many steps (a quick look).");
 ABSL_FLAG(std::string, reuse, "same",
           "Finished trials of other code in --out: same (refuse), rerun or any (take them).");
-ABSL_FLAG(std::string, mechanisms, "", "Comma-separated mechanisms (default: the zoo spec's, or every registered one).");
-ABSL_FLAG(std::string, tasks, "", "Comma-separated task labels (default: every task of the zoo spec).");
+ABSL_FLAG(std::string, mechanisms, "",
+          "Comma-separated mechanisms (default: the zoo spec's, or every registered one).");
+ABSL_FLAG(std::string, tasks, "",
+          "Comma-separated task labels (default: every task of the zoo spec).");
 
 namespace attnlab {
 namespace {

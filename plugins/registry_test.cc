@@ -39,7 +39,8 @@ std::map<std::string, std::set<std::string>> DeclaredNames() {
     for (const auto& file : std::filesystem::directory_iterator(folder.path())) {
       if (file.path().extension() != ".cc") continue;
       std::ifstream in(file.path());
-      const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      const std::string text((std::istreambuf_iterator<char>(in)),
+                             std::istreambuf_iterator<char>());
       // KIND("name": the kind up to the parenthesis, then blanks, then the quoted name.
       for (size_t at = text.find(prefix); at != std::string::npos; at = text.find(prefix, at + 1)) {
         const size_t open = text.find('(', at);
@@ -304,9 +305,10 @@ TEST(PluginRegistryTest, EveryMetricEvaluatesOnTheConformanceModel) {
     EXPECT_FALSE(MetricRegistry<double>().Find(name)->examples.empty())
         << name << ": register an example config for layer 'attn'";
   }
-  CheckEveryExample<Metric>(MetricRegistry<double>(), [](const auto& name, const auto& config, auto tag) {
-    CheckMetric<decltype(tag)>(name, config);
-  });
+  CheckEveryExample<Metric>(MetricRegistry<double>(),
+                            [](const auto& name, const auto& config, auto tag) {
+                              CheckMetric<decltype(tag)>(name, config);
+                            });
 }
 
 // A batch has the dataset's sample shape, finite entries, and depends on the random stream's
@@ -324,7 +326,8 @@ void CheckDataset(const std::string& name, const google::protobuf::Any& config) 
   ExecContext one_thread(7, 1), two_threads(7, 2);
   (*dataset)->Next(4, one_thread, &one);
   (*dataset)->Next(4, two_threads, &two);
-  EXPECT_EQ(one.inputs.shape(), (Shape{std::min(4, (*dataset)->train() ? in.batch : 4), in.rows, in.cols}));
+  EXPECT_EQ(one.inputs.shape(),
+            (Shape{std::min(4, (*dataset)->train() ? in.batch : 4), in.rows, in.cols}));
   EXPECT_EQ(one.targets.rows(), target.rows);
   EXPECT_EQ(one.targets.cols(), target.cols);
   EXPECT_TRUE(one.inputs.flat().allFinite());

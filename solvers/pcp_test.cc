@@ -17,7 +17,8 @@ TEST(PcpTest, ShrinkAndSvtByHand) {
   EXPECT_EQ(s(0, 3), 0);
   // diag(5, 2, 0.5) thresholded at 1 -> diag(4, 1, 0).
   Eigen::MatrixXd d = Eigen::Vector3d(5, 2, 0.5).asDiagonal();
-  EXPECT_LT((SingularValueThreshold(d, 1) - Eigen::MatrixXd(Eigen::Vector3d(4, 1, 0).asDiagonal())).norm(),
+  EXPECT_LT((SingularValueThreshold(d, 1) - Eigen::MatrixXd(Eigen::Vector3d(4, 1, 0).asDiagonal()))
+                .norm(),
             1e-12);
 }
 

@@ -38,7 +38,8 @@ TEST(StateIoTest, TruncationAndShapeMismatchAreErrorsNamingTheSource) {
   StateReader wrong_shape(bytes, "checkpoint y");
   ASSERT_TRUE(wrong_shape.String().ok());
   Matrix<double> other(3, 2);
-  EXPECT_EQ(wrong_shape.Read("w", &other).message(), "checkpoint y: w is 2 x 2 in the file, 3 x 2 here");
+  EXPECT_EQ(wrong_shape.Read("w", &other).message(),
+            "checkpoint y: w is 2 x 2 in the file, 3 x 2 here");
 
   StateReader short_data(all_but_1, "checkpoint z");
   ASSERT_TRUE(short_data.String().ok());

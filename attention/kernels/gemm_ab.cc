@@ -72,11 +72,16 @@ const Shape kShapes[] = {
 // The operands of a shape, filled with small values; row strides as the layers have them.
 struct Operands {
   explicit Operands(const Shape& s)
-      : a_rows(s.trans_a ? s.k : s.m), a_cols(s.trans_a ? s.m : s.k),
-        b_rows(s.trans_b ? s.n : s.k), b_cols(s.trans_b ? s.k : s.n),
+      : a_rows(s.trans_a ? s.k : s.m),
+        a_cols(s.trans_a ? s.m : s.k),
+        b_rows(s.trans_b ? s.n : s.k),
+        b_cols(s.trans_b ? s.k : s.n),
         lda(s.lda > 0 ? s.lda : a_cols),
-        ldb(s.ldb > 0 ? s.ldb : int(PaddedColumns<float>(b_cols))),  // TiledProduct reads whole packets
-        a(int64_t(a_rows) * lda), b(int64_t(b_rows) * ldb), c(int64_t(s.m) * s.n) {
+        ldb(s.ldb > 0 ? s.ldb
+                      : int(PaddedColumns<float>(b_cols))),  // TiledProduct reads whole packets
+        a(int64_t(a_rows) * lda),
+        b(int64_t(b_rows) * ldb),
+        c(int64_t(s.m) * s.n) {
     for (size_t i = 0; i < a.size(); ++i) a[i] = float(i % 7) * 0.125f - 0.375f;
     for (size_t i = 0; i < b.size(); ++i) b[i] = float(i % 5) * 0.25f - 0.5f;
   }

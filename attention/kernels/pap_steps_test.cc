@@ -61,9 +61,9 @@ TYPED_TEST(PapStepsTest, ForwardStepMatchesTheIteration) {
   const T mu = T(kMu), t = T(kThreshold);
   for (bool first : {true, false}) {
     std::vector<T> y(kN, T(9)), s(kN, T(9)), k2(kN, T(9));
-    PapForwardStep<T>(kRows, kCols, k.data(), kLdk, first ? nullptr : l.data(), first ? nullptr : s_prev.data(),
-                      first ? nullptr : y_prev.data(), mu, 1 / mu, t, y.data(), s.data(),
-                      k2.data());
+    PapForwardStep<T>(kRows, kCols, k.data(), kLdk, first ? nullptr : l.data(),
+                      first ? nullptr : s_prev.data(), first ? nullptr : y_prev.data(), mu, 1 / mu,
+                      t, y.data(), s.data(), k2.data());
     int cut = 0;
     for (int i = 0; i < kN; ++i) {
       const double key = k[i / kCols * kLdk + i % kCols];
@@ -113,8 +113,8 @@ TYPED_TEST(PapStepsTest, BackwardStepMatchesTheAdjoints) {
     std::vector<T> dy = dy_in, dk = dk_in, dl(kN, T(9));
     if (last) std::fill(dy.begin(), dy.end(), T(0));
     const PapMuSums<T> sums =
-        PapBackwardStep<T>(kRows, kCols, k.data(), kLdk, last ? nullptr : l.data(), s.data(), y_prev.data(),
-                           dk2.data(), mu, 1 / mu, dy.data(), dk.data(), dl.data());
+        PapBackwardStep<T>(kRows, kCols, k.data(), kLdk, last ? nullptr : l.data(), s.data(),
+                           y_prev.data(), dk2.data(), mu, 1 / mu, dy.data(), dk.data(), dl.data());
     double sum_y = 0, sum_threshold = 0, sum_residual = 0;
     for (int i = 0; i < kN; ++i) {
       const double key = k[i / kCols * kLdk + i % kCols];

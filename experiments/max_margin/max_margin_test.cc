@@ -83,7 +83,8 @@ TEST_F(MaxMarginTest, Setup1cOnTheAuthorsDataNormalizedGdPassesCorr0999By200) {
     // Normalized GD: TARGETS' corr > 0.999 by iteration 200 holds from every init with the
     // authors' W (0.99930-0.99968); with W = I from 5 of 6 (p0 = 1: 0.998955, past 0.999 at
     // iteration 210).
-    const TrialResult& diag = Trial({{"w", "diag(1,1,0)"}, {"optimizer", "normalized_gd"}, {"p0", p0}});
+    const TrialResult& diag =
+        Trial({{"w", "diag(1,1,0)"}, {"optimizer", "normalized_gd"}, {"p0", p0}});
     EXPECT_GT(diag.At(200, "corr_mm"), 0.999) << "p0=" << p0;
     const TrialResult& identity = Trial({{"w", "I"}, {"optimizer", "normalized_gd"}, {"p0", p0}});
     EXPECT_GT(identity.At(200, "corr_mm"), 0.9989) << "p0=" << p0;

@@ -25,15 +25,16 @@ const std::string* Label(const Trial& trial, absl::string_view axis) {
 }
 
 // The trials of `run` whose labels pass every filter "axis=a|b".
-absl::StatusOr<std::vector<size_t>> Select(const RunOutcome& run,
-                                           const google::protobuf::RepeatedPtrField<std::string>& where,
-                                           const std::string& field) {
+absl::StatusOr<std::vector<size_t>> Select(
+    const RunOutcome& run, const google::protobuf::RepeatedPtrField<std::string>& where,
+    const std::string& field) {
   std::vector<size_t> selected;
   for (size_t i = 0; i < run.trials.size(); ++i) selected.push_back(i);
   for (const std::string& filter : where) {
     const size_t eq = filter.find('=');
     if (eq == std::string::npos) {
-      return absl::InvalidArgumentError(absl::StrCat(field, ": '", filter, "': expected AXIS=LABEL|LABEL..."));
+      return absl::InvalidArgumentError(
+          absl::StrCat(field, ": '", filter, "': expected AXIS=LABEL|LABEL..."));
     }
     const std::string axis = filter.substr(0, eq);
     const std::vector<std::string> labels = absl::StrSplit(filter.substr(eq + 1), '|');
@@ -41,7 +42,8 @@ absl::StatusOr<std::vector<size_t>> Select(const RunOutcome& run,
       std::vector<std::string> axes;
       for (const auto& label : run.trials[0].labels) axes.push_back(label.first);
       return absl::InvalidArgumentError(absl::StrCat(field, ": run ", run.name, " has no axis '",
-                                                     axis, "'; its axes: ", absl::StrJoin(axes, ", ")));
+                                                     axis,
+                                                     "'; its axes: ", absl::StrJoin(axes, ", ")));
     }
     std::vector<size_t> kept;
     for (size_t i : selected) {
@@ -165,9 +167,10 @@ std::string RuleText(const Threshold& threshold, Check::Aggregate own) {
                           threshold.margin_sd());
   }
   if (threshold.op() == Threshold::WITHIN) {
-    return absl::StrFormat("%swithin %g of %g", aggregate == Check::MEAN && threshold.margin_sd() != 0
-                                                    ? absl::StrFormat("mean +- %g sd ", threshold.margin_sd())
-                                                    : lhs,
+    return absl::StrFormat("%swithin %g of %g",
+                           aggregate == Check::MEAN && threshold.margin_sd() != 0
+                               ? absl::StrFormat("mean +- %g sd ", threshold.margin_sd())
+                               : lhs,
                            threshold.tolerance(), threshold.value());
   }
   return absl::StrCat(lhs, OpText(threshold.op()), " ", absl::StrFormat("%g", threshold.value()));
@@ -250,7 +253,8 @@ absl::StatusOr<std::optional<double>> Interpolated(const Quantity& value, const 
   ASSIGN_OR_RETURN(const double x, ValueOf(base.matched_by(), run, trial, field + ".matched_by"));
   std::vector<std::pair<double, double>> points;  // (matched_by, value) along the baseline
   for (size_t b : curve) {
-    ASSIGN_OR_RETURN(const double bx, ValueOf(base.matched_by(), baseline, b, field + ".matched_by"));
+    ASSIGN_OR_RETURN(const double bx,
+                     ValueOf(base.matched_by(), baseline, b, field + ".matched_by"));
     ASSIGN_OR_RETURN(const double by, ValueOf(value, baseline, b, field));
     points.emplace_back(bx, by);
   }
@@ -300,7 +304,8 @@ absl::StatusOr<CheckOutcome> EvaluateCheck(const Check& check, const RunOutcomes
   if (check.has_partly()) {
     absl::StrAppend(&outcome.rule, "; partly: ", RuleText(check.partly(), check.aggregate()));
   }
-  auto find = [&](const std::string& name, const std::string& field) -> absl::StatusOr<const RunOutcome*> {
+  auto find = [&](const std::string& name,
+                  const std::string& field) -> absl::StatusOr<const RunOutcome*> {
     auto it = runs.find(name);
     if (it == runs.end()) {
       return absl::InvalidArgumentError(absl::StrCat(field, ": no run named '", name, "'"));
@@ -377,8 +382,8 @@ absl::StatusOr<CheckOutcome> EvaluateCheck(const Check& check, const RunOutcomes
         }
         if (pair.size() != 1) {
           return absl::InvalidArgumentError(absl::StrCat(
-              base_field, ": ", pair.size(), " trials of run ", baseline->name, " have seed ", *seed,
-              " (", TrialLabel(run->trials[i]), " needs exactly one to pair with)"));
+              base_field, ": ", pair.size(), " trials of run ", baseline->name, " have seed ",
+              *seed, " (", TrialLabel(run->trials[i]), " needs exactly one to pair with)"));
         }
         if (!baseline->results[pair[0]].has_value()) {
           outcome.error = failed(*baseline, pair[0]);

@@ -27,10 +27,11 @@
 #include "experiments/this_build.h"
 #include "experiments/user_paths.h"
 
-ABSL_FLAG(std::string, claims,
-          "experiments/max_margin/claims.textproto,experiments/qk_spectrum/claims.textproto,"
-          "experiments/sparse_selection/claims.textproto,experiments/rpc_robustness/claims.textproto",
-          "Comma-separated claims files (relative to the workspace).");
+ABSL_FLAG(
+    std::string, claims,
+    "experiments/max_margin/claims.textproto,experiments/qk_spectrum/claims.textproto,"
+    "experiments/sparse_selection/claims.textproto,experiments/rpc_robustness/claims.textproto",
+    "Comma-separated claims files (relative to the workspace).");
 ABSL_FLAG(int, paper, 0, "Only the claims file of this paper number (0: all).");
 ABSL_FLAG(std::string, claim, "",
           "Comma-separated claim ids (3c,3d): judge only these, running only the runs they read, "
@@ -152,7 +153,8 @@ int Main(int argc, char** argv) {
   std::vector<PaperTally> tallies;  // every paper's, for README's status table
   bool paper_found = false;
   std::set<std::string> unknown = asked;  // --claim's ids no selected file declares
-  for (absl::string_view name : absl::StrSplit(absl::GetFlag(FLAGS_claims), ',', absl::SkipEmpty())) {
+  for (absl::string_view name :
+       absl::StrSplit(absl::GetFlag(FLAGS_claims), ',', absl::SkipEmpty())) {
     absl::StatusOr<ClaimsFileText> file = ReadClaimsFile(ResolveWorkspacePath(std::string(name)));
     if (!file.ok()) {
       std::fprintf(stderr, "%s\n", std::string(file.status().message()).c_str());
@@ -175,7 +177,8 @@ int Main(int argc, char** argv) {
     }
   }
   if (!paper_found) {
-    std::fprintf(stderr, "--paper=%d: no claims file declares this number\n", absl::GetFlag(FLAGS_paper));
+    std::fprintf(stderr, "--paper=%d: no claims file declares this number\n",
+                 absl::GetFlag(FLAGS_paper));
     return 2;
   }
   if (!unknown.empty()) {
@@ -220,7 +223,8 @@ int Main(int argc, char** argv) {
       }
       const std::vector<std::string> changes = QuickVerdictChanges(*paper, *expected);
       for (const std::string& change : changes) {
-        std::fprintf(stderr, "paper %d, quick verdict changed: %s\n", file.file.number(), change.c_str());
+        std::fprintf(stderr, "paper %d, quick verdict changed: %s\n", file.file.number(),
+                     change.c_str());
       }
       if (!changes.empty()) status = 1;
     }

@@ -75,7 +75,8 @@ std::string Why(const ClaimOutcome& claim, bool markdown) {
 std::set<std::string> Union(const ClaimOutcome& claim, std::set<std::string> CheckOutcome::*field) {
   std::set<std::string> all;
   for (const auto* list : {&claim.checks, &claim.requirements}) {
-    for (const CheckOutcome& check : *list) all.insert((check.*field).begin(), (check.*field).end());
+    for (const CheckOutcome& check : *list)
+      all.insert((check.*field).begin(), (check.*field).end());
   }
   return all;
 }
@@ -144,7 +145,8 @@ std::string QuickVerdictsCsv(const PaperOutcome& paper) {
   return csv;
 }
 
-std::vector<std::string> QuickVerdictChanges(const PaperOutcome& paper, absl::string_view expected) {
+std::vector<std::string> QuickVerdictChanges(const PaperOutcome& paper,
+                                             absl::string_view expected) {
   std::map<std::string, std::string> want;
   bool header = true;
   for (absl::string_view line : absl::StrSplit(expected, '\n', absl::SkipEmpty())) {
@@ -152,7 +154,8 @@ std::vector<std::string> QuickVerdictChanges(const PaperOutcome& paper, absl::st
       header = false;
       continue;
     }
-    const std::pair<absl::string_view, absl::string_view> kv = absl::StrSplit(line, absl::MaxSplits(',', 1));
+    const std::pair<absl::string_view, absl::string_view> kv =
+        absl::StrSplit(line, absl::MaxSplits(',', 1));
     want[std::string(kv.first)] = std::string(kv.second);
   }
   std::vector<std::string> changes;
@@ -160,17 +163,20 @@ std::vector<std::string> QuickVerdictChanges(const PaperOutcome& paper, absl::st
     const std::string got = VerdictName(claim.verdict);
     auto it = want.find(claim.claim.id());
     if (it == want.end()) {
-      changes.push_back(absl::StrCat(claim.claim.id(), ": not in the committed quick verdicts (got ", got, ")"));
+      changes.push_back(
+          absl::StrCat(claim.claim.id(), ": not in the committed quick verdicts (got ", got, ")"));
       continue;
     }
     if (it->second != got) {
-      changes.push_back(absl::StrCat(claim.claim.id(), ": expected ", it->second, ", got ", got,
-                                     claim.reason.empty() ? "" : absl::StrCat(" (", claim.reason, ")")));
+      changes.push_back(
+          absl::StrCat(claim.claim.id(), ": expected ", it->second, ", got ", got,
+                       claim.reason.empty() ? "" : absl::StrCat(" (", claim.reason, ")")));
     }
     want.erase(it);
   }
   for (const auto& [id, verdict] : want) {
-    changes.push_back(absl::StrCat(id, ": in the committed quick verdicts (", verdict, ") but not a claim"));
+    changes.push_back(
+        absl::StrCat(id, ": in the committed quick verdicts (", verdict, ") but not a claim"));
   }
   return changes;
 }
@@ -229,7 +235,8 @@ std::vector<ClaimOutcome> CsvVerdicts(absl::string_view csv, size_t id_field, in
       continue;
     }
     if (commit_field >= 0) {
-      for (absl::string_view commit : absl::StrSplit(fields[commit_field], ' ', absl::SkipEmpty())) {
+      for (absl::string_view commit :
+           absl::StrSplit(fields[commit_field], ' ', absl::SkipEmpty())) {
         commits->insert(std::string(commit));
       }
     }
@@ -276,7 +283,8 @@ std::string ReadmeStatusTable(const std::vector<PaperTally>& papers, const CodeV
     } else if (!quick.empty()) {
       tally = absl::StrCat("not run at full length yet; shortened runs (`--quick`): ",
                            TallyLine(CountVerdicts(quick)));
-      link = absl::StrCat(paper.claims_md.substr(0, paper.claims_md.rfind('/') + 1), "claims_quick.csv");
+      link = absl::StrCat(paper.claims_md.substr(0, paper.claims_md.rfind('/') + 1),
+                          "claims_quick.csv");
     }
     std::string code = absl::StrJoin(commits, " ");
     // CLAIMS.md's header: "by code <key> (commit ..., source <hash>, ...".

@@ -27,7 +27,8 @@ std::vector<int> Lines(const ParseInfoTree& tree, const ClaimsFile& file, const 
 }
 
 // Applies "FIELD=VALUE" overrides; an error names the run and the override.
-absl::Status Override(ExperimentSpec* spec, const google::protobuf::RepeatedPtrField<std::string>& sets,
+absl::Status Override(ExperimentSpec* spec,
+                      const google::protobuf::RepeatedPtrField<std::string>& sets,
                       const std::string& where, const char* field) {
   for (int i = 0; i < sets.size(); ++i) {
     const std::string& assignment = sets[i];
@@ -36,7 +37,8 @@ absl::Status Override(ExperimentSpec* spec, const google::protobuf::RepeatedPtrF
         eq == std::string::npos
             ? absl::InvalidArgumentError("expected FIELD=VALUE")
             : SetFieldFromText(spec, assignment.substr(0, eq), assignment.substr(eq + 1));
-    if (status.ok()) status = CheckNotSwept(*spec, assignment.substr(0, eq), assignment.substr(eq + 1));
+    if (status.ok())
+      status = CheckNotSwept(*spec, assignment.substr(0, eq), assignment.substr(eq + 1));
     if (!status.ok()) {
       return absl::InvalidArgumentError(
           absl::StrCat(where, field, "[", i, "] '", assignment, "': ", status.message()));
@@ -152,7 +154,8 @@ absl::StatusOr<ClaimsFileText> ReadClaimsFile(const std::string& path) {
   out.claim_line = Lines(tree, out.file, "claim");
   out.run_line = Lines(tree, out.file, "run");
   if (out.file.number() < 1) {
-    return absl::InvalidArgumentError(absl::StrCat(path, ":1: number: the paper's number (>= 1) is missing"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ":1: number: the paper's number (>= 1) is missing"));
   }
   std::set<std::string> names;
   for (int r = 0; r < out.file.run_size(); ++r) {
@@ -167,7 +170,8 @@ absl::StatusOr<ClaimsFileText> ReadClaimsFile(const std::string& path) {
   std::set<std::string> ids;
   for (int c = 0; c < out.file.claim_size(); ++c) {
     const Claim& claim = out.file.claim(c);
-    const std::string where = absl::StrCat(path, ":", out.claim_line[c], ": claim ", claim.id(), ": ");
+    const std::string where =
+        absl::StrCat(path, ":", out.claim_line[c], ": claim ", claim.id(), ": ");
     if (claim.id().empty()) return absl::InvalidArgumentError(where + "id: missing");
     if (claim.words().empty()) return absl::InvalidArgumentError(where + "words: missing");
     if (!ids.insert(claim.id()).second) {
@@ -189,7 +193,8 @@ absl::StatusOr<PaperOutcome> RunClaims(const ClaimsFileText& claims, const Claim
   RunOutcomes dry_runs;
   for (int r = 0; r < file.run_size(); ++r) {
     const ClaimRun& run = file.run(r);
-    const std::string where = absl::StrCat(claims.path, ":", claims.run_line[r], ": run ", run.name(), ": ");
+    const std::string where =
+        absl::StrCat(claims.path, ":", claims.run_line[r], ": run ", run.name(), ": ");
     absl::StatusOr<ParsedSpec> parsed = ReadRunSpec(claims, r, options.quick);
     if (!parsed.ok()) return parsed.status();
     specs.push_back(std::move(*parsed));
@@ -219,11 +224,13 @@ absl::StatusOr<PaperOutcome> RunClaims(const ClaimsFileText& claims, const Claim
   for (int r = 0; r < file.run_size(); ++r) {
     const ClaimRun& run = file.run(r);
     const ParsedSpec& parsed = specs[r];
-    const std::string where = absl::StrCat(claims.path, ":", claims.run_line[r], ": run ", run.name(), ": ");
+    const std::string where =
+        absl::StrCat(claims.path, ":", claims.run_line[r], ": run ", run.name(), ": ");
     RunOutcome& outcome = paper.runs[run.name()];
     outcome.name = run.name();
     if (options.quick && run.quick_skip()) {
-      outcome.status = absl::UnavailableError("skipped by --quick (its data are not in the repository)");
+      outcome.status =
+          absl::UnavailableError("skipped by --quick (its data are not in the repository)");
       continue;
     }
     if (subset && needed.count(run.name()) == 0) {

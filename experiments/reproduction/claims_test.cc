@@ -30,7 +30,8 @@ RunOutcomes Runs() {
     for (int seed = 1; seed <= 3; ++seed) {
       Trial trial;
       trial.id = std::string(s) + std::to_string(seed);
-      trial.labels = {{"s", s}, {"lambda", s[0] == 'a' ? "0" : "1"}, {"seed", std::to_string(seed)}};
+      trial.labels = {
+          {"s", s}, {"lambda", s[0] == 'a' ? "0" : "1"}, {"seed", std::to_string(seed)}};
       TrialResult result;
       result.points = {{0, "m", 1.0}, {10, "m", s[0] == 'a' ? seed : 2.0 * seed + 1}};
       result.code.commit = "abcdef0123";
@@ -62,14 +63,17 @@ TEST(CheckTest, MeanWithItsSpreadAgainstAMargin) {
   EXPECT_EQ(outcome.rule, "mean - 1 sd > 0");
   EXPECT_EQ(outcome.Number(), "2 +- 1 (mean +- sd of 3)");
   EXPECT_EQ(Evaluate(check + " reproduced { op: GT value: 0 margin_sd: 2 }").level, Level::kNot);
-  EXPECT_EQ(Evaluate(check + " reproduced { op: LT value: 4.5 margin_sd: 2 }").level, Level::kReproduced);
+  EXPECT_EQ(Evaluate(check + " reproduced { op: LT value: 4.5 margin_sd: 2 }").level,
+            Level::kReproduced);
   EXPECT_EQ(Evaluate(check + " reproduced { op: LT value: 4 margin_sd: 2 }").level, Level::kNot);
   // |2 - 2.5| + 1 sd = 1.5.
-  const CheckOutcome within = Evaluate(check + " reproduced { op: WITHIN value: 2.5 tolerance: 1.5 margin_sd: 1 }");
+  const CheckOutcome within =
+      Evaluate(check + " reproduced { op: WITHIN value: 2.5 tolerance: 1.5 margin_sd: 1 }");
   EXPECT_EQ(within.level, Level::kReproduced);
   EXPECT_EQ(within.rule, "mean +- 1 sd within 1.5 of 2.5");
-  EXPECT_EQ(Evaluate(check + " reproduced { op: WITHIN value: 2.5 tolerance: 1.4 margin_sd: 1 }").level,
-            Level::kNot);
+  EXPECT_EQ(
+      Evaluate(check + " reproduced { op: WITHIN value: 2.5 tolerance: 1.4 margin_sd: 1 }").level,
+      Level::kNot);
   EXPECT_EQ(outcome.commits, (std::set<std::string>{"abcdef0"}));
   EXPECT_EQ(outcome.specs, (std::set<std::string>{"r:0123456789ab"}));
 }
@@ -89,8 +93,11 @@ TEST(CheckTest, LeastLargestAndPartialCredit) {
 TEST(CheckTest, AFractionOfTrainingReadsTheNearestLoggedStep) {
   // Logged at steps 0 and 10; s = b seed 3 is 1 at step 0 and 7 at step 10.
   auto at = [](double fraction) {
-    return Evaluate(absl::StrCat(R"pb(run: "r" where: "s=b" where: "seed=3" value { metric: "m" fraction: )pb",
-                                 fraction, " }")).value;
+    return Evaluate(
+               absl::StrCat(
+                   R"pb(run: "r" where: "s=b" where: "seed=3" value { metric: "m" fraction: )pb",
+                   fraction, " }"))
+        .value;
   };
   EXPECT_DOUBLE_EQ(at(0.8), 7);  // step 8 -> 10
   EXPECT_DOUBLE_EQ(at(0.4), 1);  // step 4 -> 0
@@ -99,9 +106,12 @@ TEST(CheckTest, AFractionOfTrainingReadsTheNearestLoggedStep) {
   // The plateau reading: the last value less the one at 0.8 of training.
   EXPECT_DOUBLE_EQ(Evaluate(R"pb(run: "r" where: "s=b" value { metric: "m" }
                                  less { metric: "m" fraction: 0.4 } aggregate: MAX)pb").value, 6);
-  EXPECT_EQ(std::string(EvaluateCheck(Parse<Check>(R"pb(run: "r" value { metric: "m" fraction: 1.5 })pb"),
-                                      Runs()).status().message()),
-            "value.fraction: must be in [0, 1] and not given with a step, got 1.5");
+  EXPECT_EQ(
+      std::string(
+          EvaluateCheck(Parse<Check>(R"pb(run: "r" value { metric: "m" fraction: 1.5 })pb"), Runs())
+              .status()
+              .message()),
+      "value.fraction: must be in [0, 1] and not given with a step, got 1.5");
 }
 
 TEST(CheckTest, GrowthDifferencePairingAndRankCorrelation) {
@@ -212,13 +222,16 @@ TEST(CheckTest, MatchedByInterpolatesTheBaselineAtTheTrialsOwnQuantity) {
   const CheckOutcome outside = Evaluate(R"pb(run: "curve" where: "p=loc" value { metric: "ppl" }
                                              over_paired { where: "p=f1|f2|f3" matched_by { metric: "norm" } })pb",
                                         Curve(7));
-  EXPECT_EQ(outside.error,
-            "trial loc2 (p=loc seed=2): its matched_by quantity 7 is outside run curve's range 2 to 6 "
-            "at its seed (extend the baseline's grid)");
+  EXPECT_EQ(
+      outside.error,
+      "trial loc2 (p=loc seed=2): its matched_by quantity 7 is outside run curve's range 2 to 6 "
+      "at its seed (extend the baseline's grid)");
   // A curve of one point is a mistake of the claims file.
   EXPECT_EQ(EvaluateCheck(Parse<Check>(R"pb(run: "curve" where: "p=loc" value { metric: "ppl" }
                                             minus { where: "p=f1" matched_by { metric: "norm" } })pb"),
-                          Curve()).status().message(),
+                          Curve())
+                .status()
+                .message(),
             "minus.matched_by: 1 trials of run curve have seed 1 (a curve needs at least two)");
 }
 
@@ -234,8 +247,9 @@ TEST(CheckTest, ClaimsFileMistakesNameTheField) {
   EXPECT_EQ(error(R"pb(run: "r" value { metric: "m" step: 5 })pb"),
             "value: run r has no metric 'm' at step 5 (not a logged step)");
   EXPECT_EQ(error(R"pb(run: "r" value { metric: "q" })pb"), "value: run r has no metric 'q'");
-  EXPECT_EQ(error(R"pb(run: "r" value { metric: "m" } minus { where: "s=a" where: "seed=1" })pb"),
-            "minus: 0 trials of run r have seed 2 (s=a lambda=0 seed=2 needs exactly one to pair with)");
+  EXPECT_EQ(
+      error(R"pb(run: "r" value { metric: "m" } minus { where: "s=a" where: "seed=1" })pb"),
+      "minus: 0 trials of run r have seed 2 (s=a lambda=0 seed=2 needs exactly one to pair with)");
 }
 
 TEST(CheckTest, MissingRunsAndFailedTrialsAreNotComputed) {
@@ -254,9 +268,12 @@ Claim ClaimWith(const std::string& checks) {
   return Parse<Claim>(R"pb(id: "c" words: "m grows")pb" + checks);
 }
 
-constexpr char kMet[] = R"pb(check { name: "met" run: "r" value { metric: "m" } reproduced { op: GT value: 0 } })pb";
-constexpr char kMissed[] = R"pb(check { name: "missed" run: "r" value { metric: "m" } reproduced { op: GT value: 100 } })pb";
-constexpr char kHalf[] = R"pb(check { name: "half" run: "r" value { metric: "m" } reproduced { op: GT value: 100 }
+constexpr char kMet[] =
+    R"pb(check { name: "met" run: "r" value { metric: "m" } reproduced { op: GT value: 0 } })pb";
+constexpr char kMissed[] =
+    R"pb(check { name: "missed" run: "r" value { metric: "m" } reproduced { op: GT value: 100 } })pb";
+constexpr char kHalf[] =
+    R"pb(check { name: "half" run: "r" value { metric: "m" } reproduced { op: GT value: 100 }
                                        partly { op: GT value: 1 } })pb";
 
 Verdict Judge(const std::string& checks) {
@@ -271,7 +288,8 @@ TEST(VerdictTest, FollowsTheRules) {
   EXPECT_EQ(Judge(std::string(kHalf) + kHalf), Verdict::kPartly);
   EXPECT_EQ(Judge(std::string(kHalf) + kMissed), Verdict::kNotReproduced);
   EXPECT_EQ(Judge(kMissed), Verdict::kNotReproduced);
-  EXPECT_EQ(JudgeClaim(ClaimWith(""), Runs()).status().message(), "claim c: check: list at least one");
+  EXPECT_EQ(JudgeClaim(ClaimWith(""), Runs()).status().message(),
+            "claim c: check: list at least one");
 }
 
 TEST(VerdictTest, FailedPreconditionIsInconclusive) {
@@ -310,7 +328,8 @@ TEST(VerdictTest, CauseIsEstablishedOnlyByItsEvidence) {
   EXPECT_FALSE(outcome->causes[1].shown);
   EXPECT_FALSE(outcome->causes[2].shown);
   // Reproduced claims carry no causes.
-  outcome = JudgeClaim(ClaimWith(std::string(kMet) + R"pb(cause { kind: SCALE text: "x" })pb"), Runs());
+  outcome =
+      JudgeClaim(ClaimWith(std::string(kMet) + R"pb(cause { kind: SCALE text: "x" })pb"), Runs());
   ASSERT_TRUE(outcome.ok());
   EXPECT_TRUE(outcome->causes.empty());
 }
@@ -320,7 +339,8 @@ PaperOutcome Paper() {
   paper.claims.file = Parse<ClaimsFile>(R"pb(number: 7 paper: "A paper")pb");
   paper.code.source = "s";
   paper.code.commit = "abcdef0123";
-  for (const std::string& checks : {std::string(kMet), std::string(kMissed) + kMet, std::string(kMissed)}) {
+  for (const std::string& checks :
+       {std::string(kMet), std::string(kMissed) + kMet, std::string(kMissed)}) {
     ClaimOutcome outcome = JudgeClaim(ClaimWith(checks), Runs()).value();
     outcome.claim.set_id(std::to_string(paper.outcomes.size() + 1));
     paper.outcomes.push_back(outcome);
@@ -330,10 +350,12 @@ PaperOutcome Paper() {
 
 TEST(ReportTest, TallyTableAndCsv) {
   const PaperOutcome paper = Paper();
-  EXPECT_EQ(TallyLine(CountVerdicts(paper.outcomes)), "1 of 3 reproduced (1 partly, 1 not reproduced)");
+  EXPECT_EQ(TallyLine(CountVerdicts(paper.outcomes)),
+            "1 of 3 reproduced (1 partly, 1 not reproduced)");
   const std::string md = ClaimsMarkdown(paper);
   EXPECT_NE(md.find("# Paper 7 claims: A paper"), std::string::npos) << md;
-  EXPECT_NE(md.find("**1 of 3 reproduced (1 partly, 1 not reproduced).**"), std::string::npos) << md;
+  EXPECT_NE(md.find("**1 of 3 reproduced (1 partly, 1 not reproduced).**"), std::string::npos)
+      << md;
   EXPECT_NE(md.find("| **3** m grows |"), std::string::npos) << md;
   EXPECT_NE(md.find("**not reproduced** | cause not established"), std::string::npos) << md;
   EXPECT_NE(md.find("| abcdef0 | r:0123456789ab |"), std::string::npos) << md;
@@ -416,12 +438,14 @@ TEST(ReportTest, ReadmeStatusTableFromClaimsCsv) {
 
 TEST(ReportTest, QuickVerdictChanges) {
   const PaperOutcome paper = Paper();
-  EXPECT_EQ(QuickVerdictsCsv(paper), "claim,verdict\n1,reproduced\n2,partly reproduced\n3,not reproduced\n");
+  EXPECT_EQ(QuickVerdictsCsv(paper),
+            "claim,verdict\n1,reproduced\n2,partly reproduced\n3,not reproduced\n");
   EXPECT_TRUE(QuickVerdictChanges(paper, QuickVerdictsCsv(paper)).empty());
   EXPECT_EQ(QuickVerdictChanges(paper, "claim,verdict\n1,reproduced\n2,reproduced\n4,reproduced\n"),
-            (std::vector<std::string>{"2: expected reproduced, got partly reproduced",
-                                      "3: not in the committed quick verdicts (got not reproduced)",
-                                      "4: in the committed quick verdicts (reproduced) but not a claim"}));
+            (std::vector<std::string>{
+                "2: expected reproduced, got partly reproduced",
+                "3: not in the committed quick verdicts (got not reproduced)",
+                "4: in the committed quick verdicts (reproduced) but not a claim"}));
 }
 
 // A one-trial spec that trains in milliseconds, written to dir/name.textproto.

@@ -46,9 +46,11 @@ absl::StatusOr<ClaimOutcome> JudgeClaim(const Claim& claim, const RunOutcomes& r
   ClaimOutcome out;
   out.claim = claim;
   if (claim.check_size() == 0) {
-    return absl::InvalidArgumentError(absl::StrCat("claim ", claim.id(), ": check: list at least one"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("claim ", claim.id(), ": check: list at least one"));
   }
-  absl::StatusOr<std::vector<CheckOutcome>> checks = EvaluateAll(claim.check(), runs, claim.id(), "check");
+  absl::StatusOr<std::vector<CheckOutcome>> checks =
+      EvaluateAll(claim.check(), runs, claim.id(), "check");
   if (!checks.ok()) return checks.status();
   out.checks = std::move(*checks);
   absl::StatusOr<std::vector<CheckOutcome>> requirements =
@@ -64,10 +66,11 @@ absl::StatusOr<ClaimOutcome> JudgeClaim(const Claim& claim, const RunOutcomes& r
         claim.cause(i).evidence(), runs, claim.id(), absl::StrCat("cause[", i, "].evidence"));
     if (!evidence.ok()) return evidence.status();
     cause.evidence = std::move(*evidence);
-    cause.shown = !cause.evidence.empty() &&
-                  std::all_of(cause.evidence.begin(), cause.evidence.end(), [](const CheckOutcome& c) {
-                    return c.evaluated() && c.level == Level::kReproduced;
-                  });
+    cause.shown =
+        !cause.evidence.empty() &&
+        std::all_of(cause.evidence.begin(), cause.evidence.end(), [](const CheckOutcome& c) {
+          return c.evaluated() && c.level == Level::kReproduced;
+        });
     out.causes.push_back(std::move(cause));
   }
 
@@ -93,9 +96,9 @@ absl::StatusOr<ClaimOutcome> JudgeClaim(const Claim& claim, const RunOutcomes& r
   const bool some = std::any_of(out.checks.begin(), out.checks.end(), [](const CheckOutcome& c) {
     return c.level == Level::kReproduced;
   });
-  const bool each_partly = std::all_of(out.checks.begin(), out.checks.end(), [](const CheckOutcome& c) {
-    return c.level != Level::kNot;
-  });
+  const bool each_partly =
+      std::all_of(out.checks.begin(), out.checks.end(),
+                  [](const CheckOutcome& c) { return c.level != Level::kNot; });
   out.verdict = all ? Verdict::kReproduced
                     : some || each_partly ? Verdict::kPartly : Verdict::kNotReproduced;
   if (out.verdict == Verdict::kReproduced) out.causes.clear();

@@ -35,7 +35,8 @@ TEST(VitSparsityTest, AttentionGrowsSparserInEveryLayer) {
   const TrialResult& trial = *result->results[0];
   for (const std::string layer : {"0", "1"}) {
     const double norm0 = trial.At(0, "qk_norm" + layer), norm = trial.Final("qk_norm" + layer);
-    const double max0 = trial.At(0, "max_softmax" + layer), max = trial.Final("max_softmax" + layer);
+    const double max0 = trial.At(0, "max_softmax" + layer),
+                 max = trial.Final("max_softmax" + layer);
     const double ent0 = trial.At(0, "entropy" + layer), ent = trial.Final("entropy" + layer);
     std::printf("layer %s: ||W_QK|| %.4f -> %.4f, max-softmax %.4f -> %.4f, entropy %.4f -> %.4f\n",
                 layer.c_str(), norm0, norm, max0, max, ent0, ent);

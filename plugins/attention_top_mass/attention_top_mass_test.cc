@@ -27,7 +27,8 @@ PromptModel Build() {
         [type.googleapis.com/attnlab.plugins.PromptAttentionConfig] { p { value: 1 } v { value: 1 } }
       }
     }
-    loss { plugin: "logistic" })pb", &spec));
+    loss { plugin: "logistic" })pb",
+                                                            &spec));
   Batch<double> train{Tensor<double>(Shape{2, 3, 1}), Tensor<double>(Shape{2, 1, 1})};
   train.inputs.flat() << 0, std::log(2.0), std::log(3.0), 0, 0, 0;
   train.targets.flat() << 1, -1;

@@ -24,7 +24,8 @@ TEST(LossesTest, MarginLossesByHand) {
   const Tensor<double> f = Column({0, 2}), y = Column({1, -1});  // margins 0 and -2
   Tensor<double> grad;
   ExecContext ctx(1);
-  EXPECT_NEAR(Make("logistic")->Compute(f, y, &grad, ctx), (std::log(2.0) + std::log1p(std::exp(2.0))) / 2, 1e-14);
+  EXPECT_NEAR(Make("logistic")->Compute(f, y, &grad, ctx),
+              (std::log(2.0) + std::log1p(std::exp(2.0))) / 2, 1e-14);
   EXPECT_NEAR(grad.data()[0], -0.5 / 2, 1e-14);  // -sigmoid(0) * y / n
   EXPECT_NEAR(Make("correlation")->Compute(f, y, &grad, ctx), (0 + 2) / 2.0, 1e-15);
   EXPECT_NEAR(grad.data()[1], 1 / 2.0, 1e-15);  // d(-y f)/df = -y = 1, over n = 2

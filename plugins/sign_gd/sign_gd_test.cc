@@ -60,7 +60,8 @@ TEST(SignGdTest, FrozenParametersStay) {
 TEST(SignGdTest, ConfigErrorsNameTheField) {
   plugins::SignGdConfig config;
   config.set_momentum(1);
-  EXPECT_EQ(SignGd<double>::Create(config).status().message(), "momentum: must be in [0, 1), got 1");
+  EXPECT_EQ(SignGd<double>::Create(config).status().message(),
+            "momentum: must be in [0, 1), got 1");
 }
 
 }  // namespace

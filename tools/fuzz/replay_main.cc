@@ -101,7 +101,8 @@ std::string Mutate(const std::vector<std::string>& corpus, std::mt19937_64& rng,
         if (!s.empty()) s[pick(s.size())] ^= static_cast<char>(1u << (rng() % 8));
         break;
       case 1:
-        if (!s.empty()) s[pick(s.size())] = static_cast<char>(kInteresting[pick(sizeof kInteresting)]);
+        if (!s.empty())
+          s[pick(s.size())] = static_cast<char>(kInteresting[pick(sizeof kInteresting)]);
         break;
       case 2:
         s.insert(pick(s.size() + 1), 1 + pick(8), static_cast<char>(rng()));
@@ -171,7 +172,8 @@ int main(int argc, char** argv) {
     Run(Mutate(corpus, rng, max_len));
     ++mutated;
   }
-  std::fprintf(stderr, "replay_main: %zu corpus inputs replayed, %lld mutated inputs run in %.1f s\n",
+  std::fprintf(stderr,
+               "replay_main: %zu corpus inputs replayed, %lld mutated inputs run in %.1f s\n",
                corpus.size(), mutated, elapsed());
   return 0;
 }
