@@ -41,7 +41,7 @@ TEST(LayerNormTest, GradientCheck) {
 }
 
 // More rows than one block of the backward's partial sums: dgamma and dbeta are the column sums
-// of dy .* normalized and dy, and 1 and 2 threads give the same bits.
+// of dy .* normalized and dy, and 1 and 2 threads give the same bits, forward and backward.
 TEST(LayerNormTest, ParameterGradientsOverManyBlocksAndThreads) {
   const Shape shape{7, 100, 6};  // 700 rows: blocks of 256, 256, 188
   auto layer = Make(shape);
@@ -49,7 +49,7 @@ TEST(LayerNormTest, ParameterGradientsOverManyBlocksAndThreads) {
   Tensor<double> x(shape), grad_out(shape);
   x.flat().setRandom();
   grad_out.flat().setRandom();
-  Matrix<double> gamma_grad[2], beta_grad[2], grad_in[2];
+  Matrix<double> gamma_grad[2], beta_grad[2], grad_in[2], output[2];
   for (int threads : {1, 2}) {
     tbb::task_arena arena(threads);
     arena.execute([&] {
@@ -60,6 +60,7 @@ TEST(LayerNormTest, ParameterGradientsOverManyBlocksAndThreads) {
       gamma_grad[threads - 1] = layer->parameters()[0]->grad;
       beta_grad[threads - 1] = layer->parameters()[1]->grad;
       grad_in[threads - 1] = dx.flat();
+      output[threads - 1] = out.flat();
       if (threads == 1) {
         // normalized = (out - beta) / gamma
         const Matrix<double> normalized =
@@ -76,6 +77,7 @@ TEST(LayerNormTest, ParameterGradientsOverManyBlocksAndThreads) {
   EXPECT_EQ(gamma_grad[0], gamma_grad[1]);
   EXPECT_EQ(beta_grad[0], beta_grad[1]);
   EXPECT_EQ(grad_in[0], grad_in[1]);
+  EXPECT_EQ(output[0], output[1]);
 }
 
 }  // namespace
