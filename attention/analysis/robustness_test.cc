@@ -123,8 +123,7 @@ TEST(RobustnessTest, InputGradientMatchesFiniteDifferencesAndKeepsParameterGradi
       plugin: "classifier"
       config { [type.googleapis.com/attnlab.plugins.ClassifierConfig] { classes: 3 } }
     }
-    loss { plugin: "cross_entropy" })pb",
-                         input, {3, 1, 1});
+    loss { plugin: "cross_entropy" })pb", input, {3, 1, 1});
   Tensor<double> x(input), y({3, 1, 1}), grad;
   x.flat().setRandom();
   y.flat() << 0, 2, 1;

@@ -77,8 +77,8 @@ struct Operands {
         b_rows(s.trans_b ? s.n : s.k),
         b_cols(s.trans_b ? s.k : s.n),
         lda(s.lda > 0 ? s.lda : a_cols),
-        ldb(s.ldb > 0 ? s.ldb
-                      : int(PaddedColumns<float>(b_cols))),  // TiledProduct reads whole packets
+        // TiledProduct reads whole packets.
+        ldb(s.ldb > 0 ? s.ldb : int(PaddedColumns<float>(b_cols))),
         a(int64_t(a_rows) * lda),
         b(int64_t(b_rows) * ldb),
         c(int64_t(s.m) * s.n) {
