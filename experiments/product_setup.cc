@@ -71,11 +71,11 @@ std::vector<ProductClassTiming> Tune(const std::string& machine) {
 }  // namespace
 
 std::string ProductChoicesPath(const std::string& cache_dir, const std::string& machine) {
-  // v3: the classes of product_choices.h, the blocks product_timing.cc times for them, its rule
-  // of choice and how a backend multiplies them (v3: oneDNN's copy of a rhs whose rows are 2 KiB
-  // apart); a change to any renames the file, so that every machine tunes again.
+  // v4: the classes of product_choices.h, the blocks product_timing.cc times for them, its rule
+  // of choice and how a backend multiplies them (v4: the second output class timed on 64 x 64
+  // blocks); a change to any renames the file, so that every machine tunes again.
   return absl::StrCat(cache_dir, "/products/", absl::StrReplaceAll(machine, {{" ", "_"}}),
-                      ".v3.tsv");
+                      ".v4.tsv");
 }
 
 std::string ProductChoicesFile(const std::string& machine,

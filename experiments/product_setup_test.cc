@@ -86,7 +86,7 @@ TEST_F(ProductSetupTest, ChoicesGivenByLetters) {
 
 TEST_F(ProductSetupTest, BadCacheFilesAreNamedWithTheirLine) {
   const std::string path = ProductChoicesPath(cache_, "CPU model 7");
-  EXPECT_EQ(path, cache_ + "/products/CPU_model_7.v3.tsv");
+  EXPECT_EQ(path, cache_ + "/products/CPU_model_7.v4.tsv");
   EXPECT_EQ(ParseProductChoicesFile(path, "# a\n# b\nchoices\tttq\n").status().message(),
             path +
                 ":3: choices: expected 64 letters (one per class), got 3; delete the file to "

@@ -13,9 +13,11 @@ namespace {
 // Each class's representative block: a depth inside its depth class, and rows x cols inside
 // its output class, shaped like the blocks ParallelProduct passes (column blocks of up to 512,
 // as many rows as the whole product: the largest class's operands do not fit in L2, as a
-// weight gradient's do not).
+// weight gradient's do not). The second output class's block is a width-64 layer's weight
+// gradient, 64 x 64: a library that is fast at 96 columns can be slow at 64
+// (experiments/BENCHMARKS.md, "GEMM libraries").
 constexpr int kDepths[] = {48, 160, 384, 1024};
-constexpr int kOutputs[][2] = {{48, 48}, {256, 96}, {384, 256}, {1024, 512}};
+constexpr int kOutputs[][2] = {{48, 48}, {64, 64}, {384, 256}, {1024, 512}};
 
 // How much slower than the fastest a preferred backend may be and still be chosen.
 constexpr double kWithinFastest = 1.10;
