@@ -175,15 +175,13 @@ void BM_LayerNormRows(benchmark::State& state) {
   std::vector<float> mean(rows), inv_std(rows);
   for (auto _ : state) {
     for (int r = 0; r < repeats; ++r) {
-      for (int i = 0; i < rows; ++i) {
-        if (backward) {
-          LayerNormRowBackward(x.row(i).data(), dy.row(i).data(), cols, mean[i], inv_std[i],
-                               gamma.data(), x.row(i).data(), gamma_sum.data(), beta_sum.data(),
-                               dx.row(i).data());
-        } else {
-          LayerNormRow(x.row(i).data(), cols, 1e-5f, gamma.data(), beta.data(), y.row(i).data(),
-                       &mean[i], &inv_std[i]);
-        }
+      if (backward) {
+        LayerNormRowsBackward(rows, cols, x.data(), cols, dy.data(), cols, mean.data(),
+                              inv_std.data(), gamma.data(), x.data(), cols, gamma_sum.data(),
+                              beta_sum.data(), dx.data(), cols);
+      } else {
+        LayerNormRows(rows, cols, x.data(), cols, 1e-5f, gamma.data(), beta.data(), y.data(), cols,
+                      mean.data(), inv_std.data());
       }
     }
     benchmark::DoNotOptimize(y.data());

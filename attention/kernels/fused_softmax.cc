@@ -177,23 +177,37 @@ EIGEN_ALWAYS_INLINE void SoftmaxBackwardTile(int depth, const T* g, int64_t ldg,
   constexpr T kMinusInf = -std::numeric_limits<T>::infinity();
   Row grad[kRows];  // dL/dprobs
   TileProduct<T, kRows>(depth, g, ldg, vt, ldvt, grad);
-  for (int r = 0; r < kRows; ++r) {
+  // Stage by stage over the tile's rows, as in SoftmaxTile, so that the rows' three serial
+  // reductions overlap; each stage reloads the row's probabilities from L1 (the tile's
+  // gradients hold most of the registers).
+  auto load_probs = [&](int r) {
     Row p;
     p.Load(probs + r * ldp, last_lanes, T(0));
-    const T largest = p.Max();
-    // The dominant token's dL/dprobs: the largest among the largest probabilities.
-    Row dominant = grad[r];
+    return p;
+  };
+  T largest[kRows];
+  for (int r = 0; r < kRows; ++r) largest[r] = load_probs(r).Max();
+  // The dominant token's dL/dprobs: the largest among the largest probabilities.
+  T g_m[kRows];
+  for (int r = 0; r < kRows; ++r) {
+    Row p = load_probs(r), dominant = grad[r];
     dominant.ForEachWith(p, [&](auto& d, const auto& x) {
       using Q = std::decay_t<decltype(x)>;
-      d = pselect(pcmp_eq(x, pset1<Q>(largest)), d, pset1<Q>(kMinusInf));
+      d = pselect(pcmp_eq(x, pset1<Q>(largest[r])), d, pset1<Q>(kMinusInf));
     });
-    const T g_m = dominant.Max();
-    grad[r].ForEach([&](auto& x, int) { x = psub(x, pset1<std::decay_t<decltype(x)>>(g_m)); });
-    Row weighted = grad[r];  // p .* (g - g_m); the padding's p is 0
-    weighted.ForEachWith(p, [](auto& x, const auto& y) { x = pmul(y, x); });
-    const T shift = weighted.Sum();
+    g_m[r] = dominant.Max();
+  }
+  T shift[kRows];
+  for (int r = 0; r < kRows; ++r) {
+    grad[r].ForEach([&](auto& x, int) { x = psub(x, pset1<std::decay_t<decltype(x)>>(g_m[r])); });
+    Row weighted = load_probs(r);  // p .* (g - g_m); the padding's p is 0
+    weighted.ForEachWith(grad[r], [](auto& x, const auto& y) { x = pmul(x, y); });
+    shift[r] = weighted.Sum();
+  }
+  for (int r = 0; r < kRows; ++r) {
+    Row p = load_probs(r);
     grad[r].ForEachWith(p, [&](auto& x, const auto& y) {
-      x = pmul(y, psub(x, pset1<std::decay_t<decltype(x)>>(shift)));
+      x = pmul(y, psub(x, pset1<std::decay_t<decltype(x)>>(shift[r])));
     });
     grad[r].Store(last_lanes, grad_scores + r * lds);
   }

@@ -46,12 +46,17 @@ void LayerNorm<T>::Forward(const Tensor<T>& in, Tensor<T>* out, ExecContext& ctx
   out->Resize(in.shape());
   const T* gamma = gamma_.value.data();
   const T* beta = beta_.value.data();
-  ParallelFor(ctx, static_cast<int>(x.rows()), [&](int begin, int end) {
-    for (int i = begin; i < end; ++i) {
-      LayerNormRow(x.row(i).data(), dim_, eps, gamma, beta, out->flat().row(i).data(), &mean_[i],
-                   &inv_std_[i]);
-    }
-  }, GrainFor(dim_));
+  Matrix<T>& y = out->flat();
+  // Split at whole groups of rows, so each row is computed the same with any thread count.
+  const int rows = static_cast<int>(x.rows()), group = kLayerNormGroupRows;
+  ParallelFor(
+      ctx, (rows + group - 1) / group,
+      [&](int begin, int end) {
+        const int first = begin * group, count = std::min(rows, end * group) - first;
+        LayerNormRows(count, dim_, x.row(first).data(), x.outerStride(), eps, gamma, beta,
+                      y.row(first).data(), y.outerStride(), &mean_[first], &inv_std_[first]);
+      },
+      std::max(1, GrainFor(dim_) / group));
 }
 
 template <typename T>
@@ -71,9 +76,11 @@ void LayerNorm<T>::BackwardWithResidual(const Tensor<T>& grad_out, const Tensor<
   const Matrix<T>& g = grad_out.flat();
   const int rows = static_cast<int>(g.rows());
   // One pass over dL/dy: each block of rows adds its share of dgamma and dbeta to its own row
-  // of partial sums while it writes dL/dx. The blocks are fixed (not per thread) and their
-  // partials are added in block order, so the result is the same with any thread count.
+  // of partial sums while it writes dL/dx. The blocks are fixed (not per thread), whole groups
+  // of LayerNormRowsBackward, and their partials are added in block order, so the result is the
+  // same with any thread count.
   constexpr int kBlockRows = 256;
+  static_assert(kBlockRows % kLayerNormGroupRows == 0);
   const int blocks = (rows + kBlockRows - 1) / kBlockRows;
   gamma_partials_.resize(blocks, dim_);
   beta_partials_.resize(blocks, dim_);
@@ -86,14 +93,22 @@ void LayerNorm<T>::BackwardWithResidual(const Tensor<T>& grad_out, const Tensor<
       T* beta_sum = beta_partials_.row(block).data();
       std::fill(gamma_sum, gamma_sum + dim_, T(0));
       std::fill(beta_sum, beta_sum + dim_, T(0));
-      const int last = std::min(rows, (block + 1) * kBlockRows);
-      for (int i = block * kBlockRows; i < last; ++i) {
-        const T* residual =
-            grad_residual == nullptr ? nullptr : grad_residual->flat().row(i).data();
-        T* dx = grad_in == nullptr ? nullptr : grad_in->flat().row(i).data();
-        LayerNormRowBackward(x.row(i).data(), g.row(i).data(), dim_, mean_[i], inv_std_[i], gamma,
-                             residual, gamma_sum, beta_sum, dx);
+      const int first = block * kBlockRows, last = std::min(rows, first + kBlockRows);
+      const T* residual = nullptr;
+      int64_t ldr = 0;
+      if (grad_residual != nullptr) {
+        residual = grad_residual->flat().row(first).data();
+        ldr = grad_residual->flat().outerStride();
       }
+      T* dx = nullptr;
+      int64_t lddx = 0;
+      if (grad_in != nullptr) {
+        dx = grad_in->flat().row(first).data();
+        lddx = grad_in->flat().outerStride();
+      }
+      LayerNormRowsBackward(last - first, dim_, x.row(first).data(), x.outerStride(),
+                            g.row(first).data(), g.outerStride(), &mean_[first], &inv_std_[first],
+                            gamma, residual, ldr, gamma_sum, beta_sum, dx, lddx);
     }
   });
   gamma_.grad = gamma_partials_.colwise().sum();
