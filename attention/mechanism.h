@@ -173,10 +173,10 @@ absl::StatusOr<std::unique_ptr<Mechanism<T>>> CreateMechanism(
 //                              {"example config", ...});
 // Plugin<T> derives from Mechanism<T> (or WeightsMap<T>) and has a static
 //   absl::StatusOr<std::unique_ptr<Plugin<T>>> Create(const Config&).
-#define ATTNLAB_REGISTER_MECHANISM(name, Config, Plugin, summary, ...)                       \
-  static const bool ATTNLAB_CONCAT(attnlab_registered_mechanism_, __LINE__) =               \
-      ::attnlab::RegisterTyped<Config, Plugin, ::attnlab::Mechanism>(                       \
-          ::attnlab::MechanismRegistry<float>(), ::attnlab::MechanismRegistry<double>(), name, \
-          summary, __VA_ARGS__)
+#define ATTNLAB_REGISTER_MECHANISM(name, Config, Plugin, summary, ...)                             \
+  static const bool ATTNLAB_CONCAT(attnlab_registered_mechanism_, __LINE__) =                      \
+      ::attnlab::RegisterTyped<Config, Plugin, ::attnlab::Mechanism>(                              \
+          __FILE__, ::attnlab::MechanismRegistry<float>(), ::attnlab::MechanismRegistry<double>(), \
+          name, summary, __VA_ARGS__)
 
 #endif  // ATTNLAB_ATTENTION_MECHANISM_H_

@@ -55,10 +55,10 @@ Registry<Metric<T>>& MetricRegistry() {
 // At the end of a metric plugin's .cc:
 //   ATTNLAB_REGISTER_METRIC("attention_top_mass", AttentionTopMassConfig, AttentionTopMass,
 //                           "one-line summary", {"example config", ...});
-#define ATTNLAB_REGISTER_METRIC(name, Config, Plugin, summary, ...)                    \
-  static const bool ATTNLAB_CONCAT(attnlab_registered_metric_, __LINE__) =             \
-      ::attnlab::RegisterTyped<Config, Plugin, ::attnlab::Metric>(                     \
-          ::attnlab::MetricRegistry<float>(), ::attnlab::MetricRegistry<double>(), name, \
+#define ATTNLAB_REGISTER_METRIC(name, Config, Plugin, summary, ...)                                \
+  static const bool ATTNLAB_CONCAT(attnlab_registered_metric_, __LINE__) =                         \
+      ::attnlab::RegisterTyped<Config, Plugin, ::attnlab::Metric>(                                 \
+          __FILE__, ::attnlab::MetricRegistry<float>(), ::attnlab::MetricRegistry<double>(), name, \
           summary, __VA_ARGS__)
 
 #endif  // ATTNLAB_ATTENTION_METRIC_H_

@@ -39,9 +39,9 @@ Registry<Regularizer<T>>& RegularizerRegistry() {
 //   static absl::StatusOr<std::unique_ptr<Plugin<T>>> Create(const Config&);
 // which checks the config (shape-dependent checks happen in Setup).
 template <typename Config, template <typename> class Plugin, template <typename> class Base>
-bool RegisterTyped(Registry<Base<float>>& for_float, Registry<Base<double>>& for_double,
-                   const std::string& name, const std::string& summary,
-                   const std::vector<std::string>& examples) {
+bool RegisterTyped(const char* file, Registry<Base<float>>& for_float,
+                   Registry<Base<double>>& for_double, const std::string& name,
+                   const std::string& summary, const std::vector<std::string>& examples) {
   auto register_for = [&](auto& registry, auto tag) {
     using T = decltype(tag);
     typename Registry<Base<T>>::Entry entry;
@@ -49,6 +49,7 @@ bool RegisterTyped(Registry<Base<float>>& for_float, Registry<Base<double>>& for
     entry.summary = summary;
     entry.config_type = Config::descriptor();
     entry.examples = examples;
+    entry.source_file = file;
     entry.factory = TypedFactory<Base<T>, Config>(
         [](const Config& config) -> absl::StatusOr<std::unique_ptr<Base<T>>> {
           ASSIGN_OR_RETURN(std::unique_ptr<Plugin<T>> plugin, Plugin<T>::Create(config));
@@ -61,12 +62,13 @@ bool RegisterTyped(Registry<Base<float>>& for_float, Registry<Base<double>>& for
 
 // Losses without a config: Plugin<T> is default-constructible.
 template <template <typename> class Plugin>
-bool RegisterLoss(const std::string& name, const std::string& summary) {
+bool RegisterLoss(const char* file, const std::string& name, const std::string& summary) {
   auto register_for = [&](auto& registry, auto tag) {
     using T = decltype(tag);
     typename std::remove_reference_t<decltype(registry)>::Entry entry;
     entry.name = name;
     entry.summary = summary;
+    entry.source_file = file;
     entry.factory = [](const google::protobuf::Any&) -> absl::StatusOr<std::unique_ptr<Loss<T>>> {
       return std::unique_ptr<Loss<T>>(new Plugin<T>());
     };
@@ -81,28 +83,28 @@ bool RegisterLoss(const std::string& name, const std::string& summary) {
 // At the end of a layer plugin's .cc:
 //   ATTNLAB_REGISTER_LAYER("attention", AttentionConfig, MultiHeadAttention,
 //                          "one-line summary", {"example config", ...});
-#define ATTNLAB_REGISTER_LAYER(name, Config, Plugin, summary, ...)                   \
-  static const bool ATTNLAB_CONCAT(attnlab_registered_layer_, __LINE__) =             \
-      ::attnlab::RegisterTyped<Config, Plugin, ::attnlab::Layer>(                     \
-          ::attnlab::LayerRegistry<float>(), ::attnlab::LayerRegistry<double>(), name, \
+#define ATTNLAB_REGISTER_LAYER(name, Config, Plugin, summary, ...)                               \
+  static const bool ATTNLAB_CONCAT(attnlab_registered_layer_, __LINE__) =                        \
+      ::attnlab::RegisterTyped<Config, Plugin, ::attnlab::Layer>(                                \
+          __FILE__, ::attnlab::LayerRegistry<float>(), ::attnlab::LayerRegistry<double>(), name, \
           summary, __VA_ARGS__)
 
 // A loss with a config (and possibly parameters), e.g. the language model head.
-#define ATTNLAB_REGISTER_CONFIGURED_LOSS(name, Config, Plugin, summary, ...)       \
-  static const bool ATTNLAB_CONCAT(attnlab_registered_loss_, __LINE__) =           \
-      ::attnlab::RegisterTyped<Config, Plugin, ::attnlab::Loss>(                   \
-          ::attnlab::LossRegistry<float>(), ::attnlab::LossRegistry<double>(), name, \
+#define ATTNLAB_REGISTER_CONFIGURED_LOSS(name, Config, Plugin, summary, ...)                   \
+  static const bool ATTNLAB_CONCAT(attnlab_registered_loss_, __LINE__) =                       \
+      ::attnlab::RegisterTyped<Config, Plugin, ::attnlab::Loss>(                               \
+          __FILE__, ::attnlab::LossRegistry<float>(), ::attnlab::LossRegistry<double>(), name, \
           summary, __VA_ARGS__)
 
-#define ATTNLAB_REGISTER_REGULARIZER(name, Config, Plugin, summary)                \
-  static const bool ATTNLAB_CONCAT(attnlab_registered_regularizer_, __LINE__) =    \
-      ::attnlab::RegisterTyped<Config, Plugin, ::attnlab::Regularizer>(            \
-          ::attnlab::RegularizerRegistry<float>(),                                 \
+#define ATTNLAB_REGISTER_REGULARIZER(name, Config, Plugin, summary)             \
+  static const bool ATTNLAB_CONCAT(attnlab_registered_regularizer_, __LINE__) = \
+      ::attnlab::RegisterTyped<Config, Plugin, ::attnlab::Regularizer>(         \
+          __FILE__, ::attnlab::RegularizerRegistry<float>(),                    \
           ::attnlab::RegularizerRegistry<double>(), name, summary, {})
 
 // At the end of a loss plugin's .cc: ATTNLAB_REGISTER_LOSS("logistic", LogisticLoss, "summary");
 #define ATTNLAB_REGISTER_LOSS(name, Plugin, summary)                     \
   static const bool ATTNLAB_CONCAT(attnlab_registered_loss_, __LINE__) = \
-      ::attnlab::RegisterLoss<Plugin>(name, summary)
+      ::attnlab::RegisterLoss<Plugin>(__FILE__, name, summary)
 
 #endif  // ATTNLAB_ATTENTION_PLUGIN_REGISTRY_H_

@@ -19,6 +19,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "attention/base/field_error.h"
+#include "attention/plugin_catalog.h"
 #include "google/protobuf/any.pb.h"
 #include "google/protobuf/descriptor.h"
 
@@ -40,6 +41,8 @@ class Registry {
     // gradient-checks, besides the default config.
     std::vector<std::string> examples;
     Factory factory;
+    // The registering source file (__FILE__): the plugin catalog's folder.
+    const char* source_file = nullptr;
   };
 
   // One registry per product type. `kind` names the product in messages ("layer", "loss").
@@ -55,6 +58,12 @@ class Registry {
                    entry.name.c_str());
       std::abort();
     }
+    PluginInfo info;
+    info.kind = kind_;
+    info.name = entry.name;
+    info.summary = entry.summary;
+    info.config_type = entry.config_type;
+    AddToPluginCatalog(std::move(info), entry.source_file);
     std::string name = entry.name;
     entries_.emplace(std::move(name), std::move(entry));
     return true;

@@ -43,10 +43,10 @@ Registry<DatasetPlugin<T>>& DatasetRegistry() {
 // At the end of a dataset plugin's .cc:
 //   ATTNLAB_REGISTER_DATASET("max_token_retrieval", MaxTokenRetrievalConfig, MaxTokenRetrieval,
 //                            "one-line summary", {"example config", ...});
-#define ATTNLAB_REGISTER_DATASET(name, Config, Plugin, summary, ...)                     \
-  static const bool ATTNLAB_CONCAT(attnlab_registered_dataset_, __LINE__) =              \
-      ::attnlab::RegisterTyped<Config, Plugin, ::attnlab::DatasetPlugin>(                \
-          ::attnlab::DatasetRegistry<float>(), ::attnlab::DatasetRegistry<double>(), name, \
-          summary, __VA_ARGS__)
+#define ATTNLAB_REGISTER_DATASET(name, Config, Plugin, summary, ...)                           \
+  static const bool ATTNLAB_CONCAT(attnlab_registered_dataset_, __LINE__) =                    \
+      ::attnlab::RegisterTyped<Config, Plugin, ::attnlab::DatasetPlugin>(                      \
+          __FILE__, ::attnlab::DatasetRegistry<float>(), ::attnlab::DatasetRegistry<double>(), \
+          name, summary, __VA_ARGS__)
 
 #endif  // ATTNLAB_DATASETS_DATASET_PLUGIN_H_

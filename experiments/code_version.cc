@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "attention/base/files.h"
 
@@ -25,9 +26,20 @@ std::vector<std::pair<const char*, std::string CodeVersion::*>> Fields() {
 }  // namespace
 
 std::string CodeVersion::Key() const {
-  const std::string decisive = absl::StrCat(source, "\n", compiler, "\n", flags, "\n", libraries,
-                                            "\n", machine, "\n", products);
+  std::string decisive = absl::StrCat(source, "\n", compiler, "\n", flags, "\n", libraries, "\n",
+                                      machine, "\n", products);
+  for (const auto& [folder, hash] : plugins) absl::StrAppend(&decisive, "\n", folder, " ", hash);
   return absl::StrFormat("%012x", Fnv1a(decisive) & 0xffffffffffffull);
+}
+
+CodeVersion CodeVersion::ForPlugins(const std::set<std::string>& folders) const {
+  CodeVersion trial = *this;
+  trial.plugins.clear();
+  for (const std::string& folder : folders) {
+    auto it = plugins.find(folder);
+    trial.plugins[folder] = it == plugins.end() ? "absent" : it->second;
+  }
+  return trial;
 }
 
 std::string CodeVersion::ShortCommit() const {
@@ -36,7 +48,12 @@ std::string CodeVersion::ShortCommit() const {
 }
 
 std::string CodeVersion::Describe() const {
+  std::vector<std::string> named;
+  for (const auto& [folder, hash] : plugins) {
+    named.push_back(absl::StrCat(folder.substr(folder.rfind('/') + 1), " ", hash.substr(0, 8)));
+  }
   return absl::StrCat("code ", Key(), " (commit ", ShortCommit(), ", source ", source,
+                      named.empty() ? "" : absl::StrCat(", plugins ", absl::StrJoin(named, " ")),
                       ", compiler ", compiler, ", ", flags, ", ", machine, ", products ", products,
                       ")");
 }
@@ -66,6 +83,9 @@ std::string CurrentMachine() {
 std::string CodeVersionLines(const CodeVersion& version) {
   std::string lines;
   for (const auto& [key, field] : Fields()) absl::StrAppend(&lines, key, "\t", version.*field, "\n");
+  for (const auto& [folder, hash] : version.plugins) {
+    absl::StrAppend(&lines, "code_plugin\t", folder, " ", hash, "\n");
+  }
   return lines;
 }
 
@@ -76,6 +96,11 @@ CodeVersion ParseCodeVersionLines(absl::string_view text) {
         absl::StrSplit(line, absl::MaxSplits('\t', 1));
     for (const auto& [key, field] : Fields()) {
       if (kv.first == key) version.*field = std::string(kv.second);
+    }
+    if (kv.first == "code_plugin") {
+      const std::pair<absl::string_view, absl::string_view> plugin =
+          absl::StrSplit(kv.second, absl::MaxSplits(' ', 1));
+      version.plugins[std::string(plugin.first)] = std::string(plugin.second);
     }
   }
   return version;

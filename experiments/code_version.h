@@ -4,6 +4,8 @@
 #ifndef ATTNLAB_EXPERIMENTS_CODE_VERSION_H_
 #define ATTNLAB_EXPERIMENTS_CODE_VERSION_H_
 
+#include <map>
+#include <set>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -12,8 +14,12 @@
 namespace attnlab {
 
 struct CodeVersion {
-  // A hash of every source file of the trial code, with its targets' copts and defines.
+  // A hash of every source file of the core (the trial code outside plugins/), with its
+  // targets' copts and defines.
   std::string source;
+  // Plugin folder ("plugins/metrics/accuracy") -> a hash of its sources and their copts. The
+  // build's: every plugin; a trial's: the plugins its spec names (ForPlugins).
+  std::map<std::string, std::string> plugins;
   // The git commit it was built at, and "clean", "dirty" (uncommitted changes, which `source`
   // covers) or "unknown" (no git).
   std::string commit;
@@ -30,9 +36,12 @@ struct CodeVersion {
   // libxsmm, o oneDNN; experiments/product_setup.h), or "forced <backend>".
   std::string products;
 
-  // 12 hex digits of a hash of everything above but the commit and tree (the source hash
-  // covers what they would say): equal keys, equal results for equal specs and data.
+  // 12 hex digits of a hash of everything above but the commit and tree (the source hashes
+  // cover what they would say): equal keys, equal results for equal specs and data.
   std::string Key() const;
+  // This code with only the plugins in `folders` (a folder this build lacks hashes as
+  // "absent"): the code a trial naming those plugins runs.
+  CodeVersion ForPlugins(const std::set<std::string>& folders) const;
   // One line: "code 3fa2c1d07e9b (commit 360dff7, source 1a2b..., g++ 12.2.0, ...)".
   std::string Describe() const;
   // "360dff7", "360dff7+dirty" (built with uncommitted changes), or "unknown".

@@ -16,6 +16,7 @@ CodeVersion Example() {
   version.libraries = "libeigen3-dev=3.4.0-4";
   version.machine = "AuthenticAMD family 25 model 17";
   version.products = "tuned " + std::string(48, 't');
+  version.plugins = {{"plugins/softmax", "00aa11bb22cc33dd"}, {"plugins/losses", "ffee"}};
   return version;
 }
 
@@ -33,6 +34,20 @@ TEST(CodeVersionTest, KeyCoversWhatDecidesResultsNotTheCommit) {
     EXPECT_NE(changed.Key(), base.Key());
   }
   EXPECT_EQ(base.Key().size(), 12u);
+  CodeVersion plugin_changed = base;
+  plugin_changed.plugins["plugins/softmax"] += "x";
+  EXPECT_NE(plugin_changed.Key(), base.Key());
+}
+
+TEST(CodeVersionTest, ForPluginsKeepsOnlyThoseFolders) {
+  const CodeVersion base = Example();
+  const CodeVersion trial = base.ForPlugins({"plugins/softmax", "plugins/gone"});
+  EXPECT_EQ(trial.plugins,
+            (std::map<std::string, std::string>{{"plugins/softmax", "00aa11bb22cc33dd"},
+                                                {"plugins/gone", "absent"}}));
+  EXPECT_EQ(trial.source, base.source);
+  EXPECT_EQ(base.ForPlugins({"plugins/softmax"}).Key(), base.ForPlugins({"plugins/softmax"}).Key());
+  EXPECT_NE(base.ForPlugins({"plugins/softmax"}).Key(), base.ForPlugins({}).Key());
 }
 
 TEST(CodeVersionTest, LinesRoundTrip) {
@@ -42,6 +57,7 @@ TEST(CodeVersionTest, LinesRoundTrip) {
   EXPECT_EQ(back.commit, version.commit);
   EXPECT_EQ(back.tree, version.tree);
   EXPECT_EQ(back.products, version.products);
+  EXPECT_EQ(back.plugins, version.plugins);
   EXPECT_EQ(ParseCodeVersionLines("").source, "");
 }
 

@@ -2,14 +2,15 @@
 
 #include <memory>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
-#include "absl/strings/ascii.h"
 #include "attention/base/status_macros.h"
 #include "experiments/first_parse_error.h"
+#include "experiments/short_config.h"
 #include "experiments/text_nesting.h"
 #include "google/protobuf/descriptor.h"
 #include "google/protobuf/text_format.h"
@@ -22,6 +23,33 @@ using google::protobuf::FieldDescriptor;
 using google::protobuf::Message;
 
 bool IsAny(const Descriptor* d) { return d->full_name() == "google.protobuf.Any"; }
+
+// An Any's type_url field.
+const FieldDescriptor* AnyTypeUrlField(const Descriptor* any) {
+  return any->FindFieldByName("type_url");
+}
+
+// `value` with its plugin configs' type URLs written out (short_config.h).
+absl::StatusOr<ExpandedText> ExpandValue(absl::string_view value, const Descriptor* type,
+                                         const Descriptor* config, absl::string_view full_path) {
+  absl::StatusOr<ExpandedText> expanded = ExpandShortConfigs(value, type, config);
+  if (!expanded.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("value for '", full_path, "' at ", expanded.status().message()));
+  }
+  return expanded;
+}
+
+// A parse error of an expanded value where the user wrote it ("column 12: ..." or "line 2
+// column 3: ..."), in text that had `offset` more characters before the value on its first line.
+std::string WrittenError(const ExpandedText& expanded, const FirstParseError& errors, int offset) {
+  const int line = errors.line() - 1;
+  int column = errors.column() - 1 - (line == 0 ? offset : 0);
+  expanded.ToWritten(line, &column);
+  const std::string message = ExplainParseError(expanded, line, &column, errors.message());
+  return absl::StrCat(line > 0 ? absl::StrCat("line ", line + 1, " ") : "", "column ", column + 1,
+                      ": ", message);
+}
 
 absl::Status SetAt(Message* message, const std::vector<PathComponent>& path, size_t at,
                    absl::string_view value, absl::string_view full_path) {
@@ -66,7 +94,9 @@ absl::Status SetAt(Message* message, const std::vector<PathComponent>& path, siz
                                                        " entries"));
       }
       Message* element = reflection->MutableRepeatedMessage(message, field, component.index);
-      absl::string_view body = absl::StripAsciiWhitespace(value);
+      ASSIGN_OR_RETURN(const ExpandedText expanded,
+                       ExpandValue(value, field->message_type(), nullptr, full_path));
+      absl::string_view body = absl::StripAsciiWhitespace(expanded.text());
       if (absl::ConsumePrefix(&body, "{") && !absl::ConsumeSuffix(&body, "}")) {
         return absl::InvalidArgumentError(absl::StrCat("value for '", full_path, "' has an unclosed '{'"));
       }
@@ -75,12 +105,23 @@ absl::Status SetAt(Message* message, const std::vector<PathComponent>& path, siz
       FirstParseError errors;
       parser.RecordErrorsTo(&errors);
       if (!parser.MergeFromString(std::string(body), element)) {
-        return absl::InvalidArgumentError(absl::StrCat("value for '", full_path,
-                                                       "' does not parse: column ", errors.column(),
-                                                       ": ", errors.message()));
+        const int skipped = static_cast<int>(body.data() - expanded.text().data());
+        return absl::InvalidArgumentError(
+            absl::StrCat("value for '", full_path,
+                         "' does not parse: ", WrittenError(expanded, errors, -skipped)));
       }
       return absl::OkStatus();
     }
+    // A plugin's config may be written without its type URL: the plugin named beside it says
+    // which message it is.
+    ExpandedText expanded;
+    if (field->cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE) {
+      ASSIGN_OR_RETURN(expanded, ExpandValue(value, field->message_type(),
+                                             NamedConfigType(*message, field), full_path));
+    }
+    const std::string text = field->cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE
+                                 ? expanded.text()
+                                 : std::string(value);
     reflection->ClearField(message, field);
     // A string field takes its value quoted, as in a spec, or as it is
     // (--set=dataset.wikitext.train=/data/wiki.train.tokens).
@@ -92,10 +133,11 @@ absl::Status SetAt(Message* message, const std::vector<PathComponent>& path, siz
     google::protobuf::TextFormat::Parser parser;
     FirstParseError errors;
     parser.RecordErrorsTo(&errors);
-    if (!parser.MergeFromString(absl::StrCat(field->name(), ": ", value), message)) {
-      return absl::InvalidArgumentError(absl::StrCat("value '", value, "' for '", full_path,
-                                                     "' does not parse: column ", errors.column(), ": ",
-                                                     errors.message()));
+    if (!parser.MergeFromString(absl::StrCat(field->name(), ": ", text), message)) {
+      const int prefix = static_cast<int>(field->name().size()) + 2;
+      return absl::InvalidArgumentError(
+          absl::StrCat("value '", value, "' for '", full_path,
+                       "' does not parse: ", WrittenError(expanded, errors, prefix)));
     }
     return absl::OkStatus();
   }
@@ -118,7 +160,13 @@ absl::Status SetAt(Message* message, const std::vector<PathComponent>& path, siz
       return absl::InvalidArgumentError(
           absl::StrCat("field path '", full_path, "': '", component.name, "' is not repeated"));
     }
+    const Descriptor* config = NamedConfigType(*message, field);
     child = reflection->MutableMessage(message, field);
+    if (config != nullptr && AnyContentType(*child) == nullptr) {
+      // A plugin left at its defaults: its config is the named plugin's, all defaults.
+      child->GetReflection()->SetString(child, AnyTypeUrlField(child->GetDescriptor()),
+                                        absl::StrCat("type.googleapis.com/", config->full_name()));
+    }
   }
   return SetAt(child, path, at + 1, value, full_path);
 }
@@ -129,10 +177,11 @@ absl::Status ReplaceTopLevelFields(Message* message, absl::string_view value) {
   google::protobuf::TextFormat::Parser parser;
   FirstParseError errors;
   parser.RecordErrorsTo(&errors);
-  if (!parser.ParseFromString(std::string(value), patch.get())) {
-    return absl::InvalidArgumentError(absl::StrCat("value for '.' does not parse: line ",
-                                                   errors.line(), " column ", errors.column(),
-                                                   ": ", errors.message()));
+  ASSIGN_OR_RETURN(const ExpandedText expanded,
+                   ExpandValue(value, message->GetDescriptor(), nullptr, "."));
+  if (!parser.ParseFromString(expanded.text(), patch.get())) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("value for '.' does not parse: ", WrittenError(expanded, errors, 0)));
   }
   std::vector<const FieldDescriptor*> fields;
   patch->GetReflection()->ListFields(*patch, &fields);

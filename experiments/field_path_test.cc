@@ -107,7 +107,31 @@ TEST(FieldPathTest, ErrorsAreClear) {
   EXPECT_EQ(SetFieldFromText(&spec, "model.layer[3].name", "x").message(),
             "field path 'model.layer[3].name': 'layer' has 1 entries; give an index [0..0]");
   EXPECT_EQ(SetFieldFromText(&spec, "optimizer.lr", "fast").message(),
-            "value 'fast' for 'optimizer.lr' does not parse: column 5: Expected double, got: fast");
+            "value 'fast' for 'optimizer.lr' does not parse: column 1: Expected double, got: fast");
+}
+
+// Sweep values and --set may write plugin configs without their type URLs (short_config.h).
+TEST(FieldPathTest, ShortConfigsReadAsTheNamedPluginsConfigs) {
+  ExperimentSpec spec = Spec();
+  ASSERT_TRUE(SetFieldFromText(&spec, "model.layer[0].config", "{ p { value: [3, 4] } }").ok());
+  plugins::PromptAttentionConfig config;
+  ASSERT_TRUE(spec.model().layer(0).config().UnpackTo(&config));
+  EXPECT_EQ(config.p().value(1), 4);
+  ASSERT_TRUE(
+      SetFieldFromText(&spec, "model.layer[0]", "{ plugin: 'prompt' config { value_dim: 3 } }")
+          .ok());
+  ASSERT_TRUE(spec.model().layer(0).config().UnpackTo(&config));
+  EXPECT_EQ(config.value_dim(), 3);
+  // A plugin left at its defaults (no config written): a path into its config still works.
+  spec.mutable_model()->mutable_layer(0)->clear_config();
+  ASSERT_TRUE(SetFieldFromText(&spec, "model.layer[0].config.value_dim", "5").ok());
+  ASSERT_TRUE(spec.model().layer(0).config().UnpackTo(&config));
+  EXPECT_EQ(config.value_dim(), 5);
+  EXPECT_EQ(
+      std::string(SetFieldFromText(&spec, "model.layer[0]", "{ plugin: 'prompt' config { vd: 3 } }")
+                      .message()),
+      "value for 'model.layer[0]' does not parse: column 29: config.vd: "
+      "attnlab.plugins.PromptAttentionConfig has no field 'vd'");
 }
 
 TEST(SplitAssignmentsTest, SplitsAtTopLevelCommasOnly) {

@@ -1,12 +1,14 @@
 // A finished trial is reused only for the same spec, data content and code: an edited data
 // file, the same relative path seen from another folder, or other code never reuse silently.
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "attention/base/files.h"
+#include "experiments/plugin_refs.h"
 #include "experiments/runner.h"
 #include "gtest/gtest.h"
 
@@ -137,9 +139,13 @@ TEST_F(ProvenanceTest, OtherCodeIsRefusedUnlessAskedFor) {
   auto refused = Run(spec, Code("b", "3333333"));
   ASSERT_EQ(refused.status().code(), absl::StatusCode::kFailedPrecondition);
   const std::string message(refused.status().message());
-  EXPECT_NE(message.find("code " + Code("a").Key() + " (commit 1111111"), std::string::npos)
-      << message;
-  EXPECT_NE(message.find("this binary is code " + Code("b").Key() + " (commit 3333333"),
+  // A trial's code: the build's core and the plugins its spec names.
+  const std::set<std::string> plugins = PluginFoldersOf(first->trials[0].spec);
+  const std::string key_a = Code("a").ForPlugins(plugins).Key();
+  EXPECT_EQ(first->trials[0].code.Key(), key_a);
+  EXPECT_NE(message.find("code " + key_a + " (commit 1111111"), std::string::npos) << message;
+  EXPECT_NE(message.find("this binary runs it as code " + Code("b").ForPlugins(plugins).Key() +
+                         " (commit 3333333"),
             std::string::npos)
       << message;
   EXPECT_NE(message.find("--reuse=any"), std::string::npos) << message;
@@ -150,14 +156,14 @@ TEST_F(ProvenanceTest, OtherCodeIsRefusedUnlessAskedFor) {
   EXPECT_EQ(taken->reused, 1);
   EXPECT_EQ(taken->results[0]->code.source, "a");
   const std::string summary = ReadFile(Dir("store") + "/summary.csv").value();
-  EXPECT_NE(summary.find("," + Code("a").Key() + ",1111111\n"), std::string::npos) << summary;
+  EXPECT_NE(summary.find("," + key_a + ",1111111\n"), std::string::npos) << summary;
 
   // --reuse=rerun runs it again and keeps the old result aside.
   auto rerun = Run(spec, Code("b", "3333333"), Reuse::kRerun);
   ASSERT_TRUE(rerun.ok()) << rerun.status();
   EXPECT_EQ(rerun->reused, 0);
   EXPECT_EQ(rerun->results[0]->code.source, "b");
-  EXPECT_TRUE(Exists(Dir("store") + "/superseded/" + id + "." + Code("a").Key() + "/metrics.csv"));
+  EXPECT_TRUE(Exists(Dir("store") + "/superseded/" + id + "." + key_a + "/metrics.csv"));
   auto now_same = Run(spec, Code("b"));
   ASSERT_TRUE(now_same.ok()) << now_same.status();
   EXPECT_EQ(now_same->reused, 1);

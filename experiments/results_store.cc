@@ -218,7 +218,7 @@ absl::Status ResultsStore::Save(const Trial& trial, const TrialResult& result) c
     RemoveTree(temporary).IgnoreError();  // best effort: the first error is the one to report
     return status;
   }
-  return RemoveTree(CheckpointPath(trial.id));  // finished: the result supersedes it
+  return RemoveTree(CheckpointPath(trial));  // finished: the result supersedes it
 }
 
 absl::Status ResultsStore::WriteTrialFiles(const Trial& trial, const TrialResult& result,
@@ -226,7 +226,7 @@ absl::Status ResultsStore::WriteTrialFiles(const Trial& trial, const TrialResult
   std::vector<std::pair<std::string, std::string>> files = {
       {"spec.textproto", PrintSpec(trial.spec)},
       {"metrics.csv", MetricsCsv(result)},
-      {kProvenance, ProvenanceText(code_, trial.data)}};
+      {kProvenance, ProvenanceText(trial.code, trial.data)}};
   for (const auto& [name, array] : result.arrays) {
     files.emplace_back(absl::StrCat(name, ".npy"), NpyBytes(array));
   }
@@ -266,7 +266,7 @@ absl::Status ResultsStore::WriteSummary(const std::vector<std::string>& sweep_co
     } else {
       absl::StrAppend(&csv, ",", CsvField("failed: " + errors[i]));
       for (size_t m = 0; m < metric_names.size(); ++m) csv += ",";
-      absl::StrAppend(&csv, ",", code_.Key(), ",", code_.commit);
+      absl::StrAppend(&csv, ",", trials[i].code.Key(), ",", trials[i].code.commit);
     }
     csv += "\n";
   }

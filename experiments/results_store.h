@@ -51,14 +51,14 @@ class StoreLock {
 
 class ResultsStore {
  public:
-  // `code`: the code of the trials this process runs, recorded beside each.
-  ResultsStore(std::string dir, CodeVersion code) : dir_(std::move(dir)), code_(std::move(code)) {}
+  // The trials it saves carry their code (Trial::code), recorded beside each.
+  explicit ResultsStore(std::string dir) : dir_(std::move(dir)) {}
 
   const std::string& dir() const { return dir_; }
   std::string TrialDir(const std::string& id) const { return dir_ + "/" + id; }
-  // Where an unfinished trial of this code keeps its checkpoint; Save removes it.
-  std::string CheckpointPath(const std::string& id) const {
-    return dir_ + "/." + id + "." + code_.Key() + ".checkpoint";
+  // Where an unfinished trial keeps its checkpoint, for its code; Save removes it.
+  std::string CheckpointPath(const Trial& trial) const {
+    return dir_ + "/." + trial.id + "." + trial.code.Key() + ".checkpoint";
   }
 
   // The code recorded for a finished trial (empty fields when it was stored before records
@@ -109,7 +109,6 @@ class ResultsStore {
                                const std::string& dir) const;
 
   std::string dir_;
-  CodeVersion code_;
 };
 
 }  // namespace attnlab

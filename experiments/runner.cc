@@ -11,13 +11,14 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "attention/base/field_error.h"
+#include "attention/base/files.h"
 #include "attention/base/status_macros.h"
 #include "experiments/cluster.h"
 #include "experiments/finite_numbers.h"
+#include "experiments/plugin_refs.h"
+#include "experiments/progress_board.h"
 #include "experiments/rank_report.pb.h"
 #include "experiments/spec_changes.h"
-#include "attention/base/files.h"
-#include "experiments/progress_board.h"
 #include "experiments/statistics.h"
 #include "tbb/parallel_for.h"
 #include "tbb/task_arena.h"
@@ -141,12 +142,11 @@ absl::Status ShareRootStatus(const Cluster& cluster, const absl::Status& status)
 }
 
 // The trials whose finished result in the store came from other code.
-std::vector<int> OtherCodeTrials(const ResultsStore& store, const std::vector<Trial>& trials,
-                                 const CodeVersion& code) {
+std::vector<int> OtherCodeTrials(const ResultsStore& store, const std::vector<Trial>& trials) {
   std::vector<int> other;
   for (size_t i = 0; i < trials.size(); ++i) {
     const std::optional<CodeVersion> stored = store.StoredCode(trials[i].id);
-    if (stored.has_value() && (stored->source.empty() || stored->Key() != code.Key())) {
+    if (stored.has_value() && (stored->source.empty() || stored->Key() != trials[i].code.Key())) {
       other.push_back(static_cast<int>(i));
     }
   }
@@ -154,18 +154,22 @@ std::vector<int> OtherCodeTrials(const ResultsStore& store, const std::vector<Tr
 }
 
 absl::Status OtherCodeError(const ResultsStore& store, const std::vector<Trial>& trials,
-                            const std::vector<int>& other, const CodeVersion& code) {
+                            const std::vector<int>& other) {
   const Trial& first = trials[other[0]];
   const CodeVersion stored = store.StoredCode(first.id).value_or(CodeVersion());
   const std::string theirs =
       stored.source.empty() ? "code this store did not record (a result from before attnlab "
                               "kept provenance)"
                             : stored.Describe();
-  return absl::FailedPreconditionError(absl::StrCat(
-      "--out=", store.dir(), ": ", other.size(), " finished trial(s) there were run by other "
-      "code: trial ", first.id, " (", TrialLabel(first), ") by ", theirs, "; this binary is ",
-      code.Describe(), ". --reuse=any takes such results as they are, --reuse=rerun runs them "
-      "again (the old results move to ", store.dir(), "/superseded/), or give another --out"));
+  return absl::FailedPreconditionError(
+      absl::StrCat("--out=", store.dir(), ": ", other.size(),
+                   " finished trial(s) there were run by other "
+                   "code: trial ",
+                   first.id, " (", TrialLabel(first), ") by ", theirs, "; this binary runs it as ",
+                   first.code.Describe(),
+                   ". --reuse=any takes such results as they are, --reuse=rerun runs them "
+                   "again (the old results move to ",
+                   store.dir(), "/superseded/), or give another --out"));
 }
 
 }  // namespace
@@ -226,6 +230,7 @@ absl::Status PrepareTrials(const ParsedSpec& parsed, const RunOptions& options,
     if (!data.ok()) return data.status();
     trial.data = std::move(*data);
     trial.id = TrialId(trial.spec, trial.data);
+    trial.code = options.code.ForPlugins(PluginFoldersOf(trial.spec));
   }
   out->notes.assign(notes.begin(), notes.end());
   if (options.progress) {
@@ -284,7 +289,7 @@ RankReport RunLocalTrials(const ParsedSpec& parsed, const RunOptions& options,
             if (!runner.ok()) return runner.status();
             RETURN_IF_ERROR(MakeDirectories(store.dir()));
             return (*runner)->Run([&](const Progress& p) { board.Update(i, trial.id, p); },
-                                  store.CheckpointPath(trial.id), options.stop);
+                                  store.CheckpointPath(trial), options.stop);
           } catch (const std::bad_alloc&) {  // the trial fails; the others go on
             return absl::ResourceExhaustedError("out of memory (a smaller batch or model?)");
           }
@@ -307,7 +312,7 @@ RankReport RunLocalTrials(const ParsedSpec& parsed, const RunOptions& options,
           return;
         }
         out->results[i] = std::move(*result);
-        out->results[i]->code = options.code;
+        out->results[i]->code = trial.code;
         const int64_t resumed = out->results[i]->resumed_at_step;
         board.Finish(i, label,
                      absl::StrFormat("done, loss %.6g%s", out->results[i]->Final("loss"),
@@ -400,11 +405,11 @@ absl::StatusOr<ExperimentResult> RunExperiment(const ParsedSpec& parsed,
 
   const Cluster* cluster = options.cluster;
   const int rank = cluster ? cluster->rank() : 0, ranks = cluster ? cluster->size() : 1;
-  const ResultsStore store(options.out_dir, options.code);
+  const ResultsStore store(options.out_dir);
   // Finished trials of other code: every rank reads the same store and decides alike.
-  std::vector<int> other_code = OtherCodeTrials(store, out.trials, options.code);
+  std::vector<int> other_code = OtherCodeTrials(store, out.trials);
   if (!other_code.empty() && options.reuse == Reuse::kSameCode) {
-    return OtherCodeError(store, out.trials, other_code, options.code);
+    return OtherCodeError(store, out.trials, other_code);
   }
   std::unique_ptr<StoreLock> lock;  // rank 0 holds the store for all ranks of this run
   absl::Status prepared =

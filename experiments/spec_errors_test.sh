@@ -46,7 +46,7 @@ expect "$data/small_lm.textproto:3:1: model.device: ..." \
 expect "$data/no_such_spec.textproto: cannot read spec file (No such file or directory)" \
   --spec="$data/no_such_spec.textproto"
 # Every --set counts, not only the last.
-expect "--set optimizer.lr=fast: value 'fast' for 'optimizer.lr' does not parse: column 5: Expected double, got: fast" \
+expect "--set optimizer.lr=fast: value 'fast' for 'optimizer.lr' does not parse: column 1: Expected double, got: fast" \
   --spec=experiments/max_margin/1a.textproto --dry_run --set=optimizer.lr=fast --set=training.steps=5
 expect "--threads=-1: must be >= 0" --spec="$data/unknown_plugin.textproto" --threads=-1
 

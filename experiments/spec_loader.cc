@@ -28,8 +28,8 @@ using ParseInfoTree = google::protobuf::TextFormat::ParseInfoTree;
 }  // namespace
 
 SpecLocator::SpecLocator(std::string file, const ExperimentSpec& spec,
-                         std::unique_ptr<ParseInfoTree> tree)
-    : file_(std::move(file)), spec_(spec), tree_(std::move(tree)) {}
+                         std::unique_ptr<ParseInfoTree> tree, ExpandedText expanded)
+    : file_(std::move(file)), spec_(spec), tree_(std::move(tree)), expanded_(std::move(expanded)) {}
 
 std::string SpecLocator::Locate(absl::string_view field_path) const {
   int line = 0, column = 0;  // 0-based; stays at the file start if nothing matches
@@ -69,6 +69,7 @@ std::string SpecLocator::Locate(absl::string_view field_path) const {
       message = &reflection->GetMessage(*message, field);
     }
   }
+  expanded_.ToWritten(line, &column);
   return absl::StrCat(file_, ":", line + 1, ":", column + 1);
 }
 
@@ -113,20 +114,29 @@ absl::StatusOr<ParsedSpec> ParseSpecText(absl::string_view text, const std::stri
                                                    ": nested more than ", kMaxTextNesting,
                                                    " levels deep"));
   }
+  absl::StatusOr<ExpandedText> expanded = ExpandShortConfigs(text, ExperimentSpec::descriptor());
+  if (!expanded.ok()) {
+    return WithSpecChangeNote(
+        absl::InvalidArgumentError(absl::StrCat(file, ":", expanded.status().message())));
+  }
   ParsedSpec parsed;
   auto tree = std::make_unique<ParseInfoTree>();
   google::protobuf::TextFormat::Parser parser;
   FirstParseError errors;
   parser.RecordErrorsTo(&errors);
   parser.WriteLocationsTo(tree.get());
-  if (!parser.ParseFromString(std::string(text), &parsed.spec)) {
-    std::string message = errors.message();
+  if (!parser.ParseFromString(expanded->text(), &parsed.spec)) {
+    const int line = errors.line() - 1;
+    int column = errors.column() - 1;
+    expanded->ToWritten(line, &column);
+    std::string message = ExplainParseError(*expanded, line, &column, errors.message());
     // protobuf says "got: " and nothing when the text ended early.
     if (absl::EndsWith(message, "got: ")) message += "end of file (an unclosed '{'?)";
     return WithSpecChangeNote(absl::InvalidArgumentError(
-        absl::StrCat(file, ":", errors.line(), ":", errors.column(), ": ", message)));
+        absl::StrCat(file, ":", line + 1, ":", column + 1, ": ", message)));
   }
-  parsed.locator = std::make_shared<SpecLocator>(file, parsed.spec, std::move(tree));
+  parsed.locator =
+      std::make_shared<SpecLocator>(file, parsed.spec, std::move(tree), *std::move(expanded));
   return parsed;
 }
 

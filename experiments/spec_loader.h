@@ -9,6 +9,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "experiments/experiment.pb.h"
+#include "experiments/short_config.h"
 #include "google/protobuf/text_format.h"
 
 namespace attnlab {
@@ -17,7 +18,8 @@ namespace attnlab {
 class SpecLocator {
  public:
   SpecLocator(std::string file, const ExperimentSpec& spec,
-              std::unique_ptr<google::protobuf::TextFormat::ParseInfoTree> tree);
+              std::unique_ptr<google::protobuf::TextFormat::ParseInfoTree> tree,
+              ExpandedText expanded);
 
   // "file:line:column" of the deepest field on `field_path` that the file wrote
   // ("model.layer[0].config.p.value" -> the `value` line; if only `model` was written, its
@@ -34,6 +36,7 @@ class SpecLocator {
   std::string file_;
   ExperimentSpec spec_;
   std::unique_ptr<google::protobuf::TextFormat::ParseInfoTree> tree_;
+  ExpandedText expanded_;  // the parsed text: its positions map back to the file's
 };
 
 struct ParsedSpec {
@@ -44,7 +47,8 @@ struct ParsedSpec {
 };
 
 // Syntax errors, unknown fields and wrong value types: InvalidArgument
-// "file:line:column: message". `file` names the text in messages.
+// "file:line:column: message". `file` names the text in messages. Plugin configs may be written
+// without their type URL (short_config.h).
 absl::StatusOr<ParsedSpec> ParseSpecText(absl::string_view text, const std::string& file);
 
 // The text format of a spec with plugin configs written out (not as packed bytes), as a user

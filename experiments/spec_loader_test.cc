@@ -43,8 +43,68 @@ TEST(SpecLoaderTest, SyntaxAndTypeErrorsAreLocated) {
   EXPECT_EQ(ParseSpecText("training { steps: \"many\" }", "b.textproto").status().message(),
             "b.textproto:1:19: Expected integer, got: \"many\"");
   EXPECT_EQ(ParseSpecText("trainig { steps: 1 }", "c.textproto").status().message(),
-            "c.textproto:1:9: Message type \"attnlab.ExperimentSpec\" has no field named "
-            "\"trainig\".");
+            "c.textproto:1:1: trainig: attnlab.ExperimentSpec has no field 'trainig'");
+}
+
+// The same spec with its configs written without their type URLs (short_config.h).
+constexpr char kShortSpec[] = R"pb(name: "t"
+                                   model {
+                                     layer {
+                                       plugin: "prompt"
+                                       config {
+                                         p { value: [ 1, 2 ] }
+                                         mechanism: "sigmoid"
+                                         mechanism_config { bias: -1 }
+                                       }
+                                     }
+                                     loss { plugin: "logistic" }
+                                   }
+                                   optimizer { lr: 0.1 }
+)pb";
+
+TEST(SpecLoaderTest, ConfigsWithoutTypeUrlsReadAsTheNamedPluginsConfigs) {
+  auto parsed = ParseSpecText(kShortSpec, "s.textproto");
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  auto explicit_form = ParseSpecText(PrintSpec(parsed->spec), "e.textproto");
+  ASSERT_TRUE(explicit_form.ok()) << explicit_form.status();
+  EXPECT_EQ(PrintSpec(explicit_form->spec), PrintSpec(parsed->spec));
+  const std::string printed = PrintSpec(parsed->spec);
+  EXPECT_NE(printed.find("[type.googleapis.com/attnlab.plugins.SigmoidConfig]"), std::string::npos)
+      << printed;
+  EXPECT_NE(printed.find("bias: -1"), std::string::npos) << printed;
+  // Locations are the written ones, inserted type URLs or not.
+  EXPECT_EQ(parsed->locator->Locate("model.layer[0].config.p.value"), "s.textproto:5:18");
+  EXPECT_EQ(parsed->locator->Locate("model.layer[0].config.mechanism_config.bias"),
+            "s.textproto:5:76");
+}
+
+TEST(SpecLoaderTest, ShortConfigErrorsAreLocatedAndNameTheMessage) {
+  auto error = [](const std::string& text) {
+    return std::string(ParseSpecText(text, "x.textproto").status().message());
+  };
+  EXPECT_EQ(error("model {\n  layer { plugin: \"prompt\" config { q { value: 1 } } }\n}"),
+            "x.textproto:2:37: model.layer[0].config.q: attnlab.plugins.PromptAttentionConfig has "
+            "no field 'q'");
+  EXPECT_EQ(error("model { layer { plugin: \"promt\" config { p { value: 1 } } } }"),
+            "x.textproto:1:25: model.layer[0].plugin: unknown layer plugin 'promt'; known: "
+            "attention, classifier, embedding, fc_net, layer_norm, patch_embedding, prompt, "
+            "sparse_select, transformer_block");
+  EXPECT_EQ(error("model { loss { plugin: \"logistic\" config { x: 1 } } }"),
+            "x.textproto:1:42: model.loss.config: loss plugin 'logistic' takes no config");
+  EXPECT_EQ(error("model { layer { config { p { value: 1 } } } }"),
+            "x.textproto:1:24: model.layer[0].config: a config without its type URL needs the "
+            "layer plugin's name in 'plugin'");
+  // A plugin that takes no config may be given an empty one.
+  EXPECT_TRUE(ParseSpecText("model { loss { plugin: \"logistic\" config {} } }", "y").ok());
+}
+
+TEST(SpecLoaderTest, TabsKeepTheirColumns) {
+  // protobuf counts a tab to the next multiple of 8: the field is at column 43 of line 2.
+  EXPECT_EQ(ParseSpecText("model {\n\tlayer {\tplugin: \"prompt\" config { pp: 1 } }\n}", "t")
+                .status()
+                .message(),
+            "t:2:43: model.layer[0].config.pp: attnlab.plugins.PromptAttentionConfig has no field "
+            "'pp'");
 }
 
 TEST(SpecLoaderTest, MissingFileIsNotFound) {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "experiments/code_version.h"
 #include "experiments/experiment.pb.h"
 #include "experiments/trial_data.h"
 
@@ -24,6 +25,8 @@ struct Trial {
   std::vector<std::pair<std::string, std::string>> labels;
   // The files it reads (set by the runner, which knows the spec's directory).
   std::vector<DataFile> data;
+  // The code it runs: the build's core and the plugins its spec names (set by the runner).
+  CodeVersion code;
 };
 
 // The id of a resolved spec reading `data`: the spec alone when it reads no file.

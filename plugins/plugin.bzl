@@ -54,6 +54,7 @@ CONFIG_DEPS = {
 
 PROTO_DEPS = [
     "//attention:model_proto",
+    "//attention:plugin_field_proto",
     "//datasets:data_file_proto",
     "@com_google_protobuf//:any_proto",
 ]

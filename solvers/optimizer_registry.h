@@ -20,10 +20,10 @@ Registry<Optimizer<T>>& OptimizerRegistry() {
 
 }  // namespace attnlab
 
-#define ATTNLAB_REGISTER_OPTIMIZER(name, Config, Plugin, summary, ...)                      \
-  static const bool ATTNLAB_CONCAT(attnlab_registered_optimizer_, __LINE__) =               \
-      ::attnlab::RegisterTyped<Config, Plugin, ::attnlab::Optimizer>(                       \
-          ::attnlab::OptimizerRegistry<float>(), ::attnlab::OptimizerRegistry<double>(), name, \
-          summary, __VA_ARGS__)
+#define ATTNLAB_REGISTER_OPTIMIZER(name, Config, Plugin, summary, ...)                             \
+  static const bool ATTNLAB_CONCAT(attnlab_registered_optimizer_, __LINE__) =                      \
+      ::attnlab::RegisterTyped<Config, Plugin, ::attnlab::Optimizer>(                              \
+          __FILE__, ::attnlab::OptimizerRegistry<float>(), ::attnlab::OptimizerRegistry<double>(), \
+          name, summary, __VA_ARGS__)
 
 #endif  // ATTNLAB_SOLVERS_OPTIMIZER_REGISTRY_H_

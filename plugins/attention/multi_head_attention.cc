@@ -341,5 +341,6 @@ ATTNLAB_REGISTER_LAYER("attention", plugins::AttentionConfig, MultiHeadAttention
                        {"heads: 2 qk_dim: 3 value_dim: 2 bias: true output_dim: 5 causal: true",
                         "symmetric: true heads: 2 qk_dim: 3 bias: true output_dim: 4",
                         "qk_dim: 3 value_dim: 2 scale: 0.7"});
+ATTNLAB_PLUGIN_USES("layer", "attention", "mechanism/softmax");  // its default mechanism
 
 }  // namespace attnlab

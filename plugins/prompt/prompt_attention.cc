@@ -267,5 +267,6 @@ ATTNLAB_REGISTER_LAYER("prompt", plugins::PromptAttentionConfig, PromptAttention
                         "value_dim: 3 w { init: NORMAL std: 1 } p { init: NORMAL std: 0.5 }",
                         "scale: 0.5 p { init: NORMAL std: 0.5 }",
                         "query: FIRST_ROW value_dim: 2 w { init: NORMAL std: 1 }"});
+ATTNLAB_PLUGIN_USES("layer", "prompt", "mechanism/softmax");  // its default mechanism
 
 }  // namespace attnlab

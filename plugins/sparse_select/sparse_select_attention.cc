@@ -473,5 +473,6 @@ ATTNLAB_REGISTER_LAYER("sparse_select", plugins::SparseSelectConfig, SparseSelec
                         "w { init: NORMAL std: 0.5 }",
                         "encoding_dim: 4 positional: SINUSOIDAL max_len: 8 "
                         "w { init: NORMAL std: 0.5 }"});
+ATTNLAB_PLUGIN_USES("layer", "sparse_select", "mechanism/softmax");  // its default mechanism
 
 }  // namespace attnlab

@@ -133,5 +133,6 @@ ATTNLAB_REGISTER_LAYER(
      "norm: PRE ffn_hidden: 5 activation: GELU attention { plugin: 'attention' config { "
      "[type.googleapis.com/attnlab.plugins.AttentionConfig] { qk_dim: 3 "
      "output_dim: 4 } } }"});
+ATTNLAB_PLUGIN_USES("layer", "transformer_block", "layer/layer_norm", "layer/fc_net");
 
 }  // namespace attnlab

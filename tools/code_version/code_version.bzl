@@ -1,7 +1,17 @@
 """code_version: a C++ source defining ThisBuild() (experiments/this_build.h), the identity of
 the code a results store's trials ran: a hash of every source file of our own that `deps`
-compile (with each target's copts and defines), the build's flags, and the commit and Debian
-library versions that tools/workspace_status reports."""
+compile (with each target's copts and defines) outside the plugin folders (the core), a hash of
+each plugin folder's (plugins/<...>/<name>/), the build's flags, and the commit and Debian
+library versions that tools/workspace_status reports. A trial's code is the core and the plugins
+its spec names (experiments/code_version.h), so editing one plugin reruns only its trials."""
+
+def _plugin_folder(path):
+    """The plugin folder a source file belongs to ("plugins/metrics/accuracy"), or "" (the core):
+    any folder below plugins/, whose files are one plugin's."""
+    parts = path.split("/")
+    if len(parts) >= 3 and parts[0] == "plugins":
+        return "/".join(parts[:-1])
+    return ""
 
 _SourcesInfo = provider(fields = ["files", "settings"])
 
@@ -16,7 +26,16 @@ def _sources_aspect_impl(target, ctx):
             getattr(ctx.rule.attr, name, [])
             for name in ("copts", "defines", "local_defines")
         ]
-        settings.append("%s %s" % (target.label, options))
+        # A plugin target's settings count for its folder (so adding one changes no other key).
+        folder = ""
+        for d in direct:
+            for f in d.to_list():
+                if f.is_source:
+                    folder = _plugin_folder(f.short_path)
+                    break
+            if folder:
+                break
+        settings.append("%s\t%s %s" % (folder, target.label, options))
     transitive_files = [
         dep[_SourcesInfo].files
         for dep in getattr(ctx.rule.attr, "deps", [])
@@ -50,7 +69,10 @@ def _code_version_impl(ctx):
     manifest = ctx.actions.declare_file(ctx.label.name + ".sources")
     ctx.actions.write(
         manifest,
-        "\n".join([f.path for f in files] + ["#settings"] + sorted(settings) + ["#flags", flags]) + "\n",
+        "\n".join(
+            ["%s\t%s" % (_plugin_folder(f.short_path), f.path) for f in files] +
+            ["#settings"] + sorted(settings) + ["#flags", "\t" + flags],
+        ) + "\n",
     )
     ctx.actions.run(
         executable = ctx.executable._generate,

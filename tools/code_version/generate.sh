@@ -1,16 +1,24 @@
 #!/usr/bin/env bash
 # generate.sh MANIFEST STABLE_STATUS FLAGS OUT.cc: writes ThisBuild() (experiments/this_build.h).
-# MANIFEST lists the source files, one per line, then "#settings" and what else it hashes.
+# MANIFEST lists "GROUP<tab>source file" lines, then "#settings" and "GROUP<tab>setting" lines,
+# then "#flags" and the flags; GROUP is a plugin folder, or empty for the core. Each group's hash
+# covers its files' paths and contents and its settings (the core's also the flags).
 set -euo pipefail
 manifest=$1 status=$2 flags=$3 out=$4
-source_hash=$(
-  {
-    sed '/^#settings$/,$d' "$manifest" | while IFS= read -r file; do
-      printf '%s %s\n' "$file" "$(sha256sum < "$file" | cut -c1-64)"
-    done
-    sed -n '/^#settings$/,$p' "$manifest"
-  } | sha256sum | cut -c1-16
+# "GROUP<tab>line to hash" for every file and setting.
+hashed=$(
+  sed '/^#settings$/,$d' "$manifest" | while IFS= read -r line; do
+    group=${line%%$'\t'*} file=${line#*$'\t'}
+    printf '%s\t%s %s\n' "$group" "$file" "$(sha256sum < "$file" | cut -c1-64)"
+  done
+  sed -n '/^#settings$/,$p' "$manifest" | grep -v '^#'
 )
+group_hash() { awk -F'\t' -v g="$1" '$1 == g { print $2 }' <<<"$hashed" | sha256sum | cut -c1-16; }
+source_hash=$(group_hash "")
+plugins=""
+while IFS= read -r folder; do
+  [[ -n $folder ]] && plugins+="      {\"$folder\", \"$(group_hash "$folder")\"},"$'\n'
+done < <(cut -f1 <<<"$hashed" | sort -u)
 status_value() { sed -n "s/^$1 //p" "$status"; }
 commit=$(status_value STABLE_GIT_COMMIT)
 tree=$(status_value STABLE_GIT_TREE)
@@ -25,6 +33,8 @@ namespace attnlab {
 CodeVersion ThisBuild() {
   CodeVersion version;
   version.source = $(quote "$source_hash");
+  version.plugins = {
+${plugins}  };
   version.commit = $(quote "${commit:-unknown}");
   version.tree = $(quote "${tree:-unknown}");
   version.compiler = __VERSION__;
