@@ -1,5 +1,5 @@
-// The Loss interface. Losses are registered plugins like layers (plugins/losses/). A loss may
-// own parameters: the language model's output head is part of its loss, so that the
+// The Loss interface. Losses are registered plugins like layers (plugins/losses/sample_losses/). A
+// loss may own parameters: the language model's output head is part of its loss, so that the
 // vocabulary-sized logits are never held whole.
 #ifndef ATTNLAB_ATTENTION_LOSS_H_
 #define ATTNLAB_ATTENTION_LOSS_H_

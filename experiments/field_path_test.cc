@@ -3,7 +3,7 @@
 #include "experiments/experiment.pb.h"
 #include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
-#include "plugins/prompt/prompt.pb.h"
+#include "plugins/layers/prompt/prompt.pb.h"
 
 namespace attnlab {
 namespace {

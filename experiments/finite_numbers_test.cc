@@ -9,7 +9,7 @@
 #include "google/protobuf/any.pb.h"
 #include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
-#include "plugins/prompt/prompt.pb.h"
+#include "plugins/layers/prompt/prompt.pb.h"
 
 namespace attnlab {
 namespace {

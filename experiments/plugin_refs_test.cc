@@ -40,9 +40,10 @@ TEST(PluginRefsTest, NamedAtAnyDepthAndWhatTheyUse) {
                                    "layer/transformer_block", "loss/squared", "mechanism/sigmoid",
                                    "mechanism/softmax"}));
   EXPECT_EQ(PluginFoldersOf(Parse(kBlock)),
-            (std::set<std::string>{"plugins/attention", "plugins/fc_net", "plugins/layer_norm",
-                                   "plugins/losses", "plugins/sigmoid", "plugins/softmax",
-                                   "plugins/transformer_block"}));
+            (std::set<std::string>{"plugins/layers/attention", "plugins/layers/fc_net",
+                                   "plugins/layers/layer_norm", "plugins/layers/transformer_block",
+                                   "plugins/losses/sample_losses", "plugins/mechanisms/sigmoid",
+                                   "plugins/mechanisms/softmax"}));
 }
 
 // Editing a plugin's sources changes its folder's hash in the build (tools/code_version); that
@@ -60,7 +61,7 @@ TEST(PluginRefsTest, APluginsHashKeysOnlyTheTrialsThatRunIt) {
       loss { plugin: "logistic" }
     })pb");
   CodeVersion edited = build;
-  edited.plugins.at("plugins/sigmoid") += "x";
+  edited.plugins.at("plugins/mechanisms/sigmoid") += "x";
   EXPECT_NE(edited.ForPlugins(PluginFoldersOf(sigmoid)).Key(),
             build.ForPlugins(PluginFoldersOf(sigmoid)).Key());
   EXPECT_EQ(edited.ForPlugins(PluginFoldersOf(prompt)).Key(),

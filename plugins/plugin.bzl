@@ -1,6 +1,8 @@
-"""A plugin is one folder under plugins/: its config .proto, its .h/.cc (ending in one
+"""A plugin is one folder plugins/<kind>/<f>/ (kinds: layers, mechanisms, losses, regularizers,
+metrics, datasets, optimizers, schedules): its config .proto, its .h/.cc (ending in one
 ATTNLAB_REGISTER_* line) and its *_test.cc, and optionally bench.cc. attnlab_plugins() in
-plugins/BUILD finds every folder by glob and makes, per folder <f>:
+plugins/BUILD finds every folder by glob and makes, per folder <f> (folder names are unique
+across kinds):
 
   //plugins:<f>           the plugin's cc_library, always linked whole (its registration is a
                           static initializer nothing refers to: without alwayslink the linker
@@ -61,17 +63,26 @@ PROTO_DEPS = [
 
 def attnlab_plugins():
     """Every plugin folder's targets, and :all."""
-    folders = sorted({path.split("/")[0]: True for path in native.glob(["*/*.cc"])}.keys())
-    with_protos = {path.split("/")[0]: True for path in native.glob(["*/*.proto"])}
+    paths = sorted({"/".join(p.split("/")[:2]): True for p in native.glob(["*/*/*.cc"])}.keys())
+    with_protos = {p.split("/")[1]: True for p in native.glob(["*/*/*.proto"])}
+    path_of = {}
+    for path in paths:
+        name = path.split("/")[1]
+        if name in path_of:
+            fail("plugins/%s and plugins/%s: plugin folder names must be unique" %
+                 (path_of[name], path))
+        path_of[name] = path
+    folders = sorted(path_of.keys())
 
     for folder in folders:
+        path = path_of[folder]
         uses = CONFIG_DEPS.get(folder, [])
         own_protos = []
         if folder in with_protos:
             # <folder>_proto and <folder>_cc_proto: the folder's config messages alone.
             native.proto_library(
                 name = folder + "_proto",
-                srcs = native.glob([folder + "/*.proto"]),
+                srcs = native.glob([path + "/*.proto"]),
                 deps = PROTO_DEPS + [":" + used + "_proto" for used in uses if used in with_protos],
             )
             native.cc_proto_library(
@@ -82,10 +93,10 @@ def attnlab_plugins():
         cc_library(
             name = folder,
             srcs = native.glob(
-                [folder + "/*.cc"],
-                exclude = [folder + "/*_test.cc", folder + "/bench.cc"],
+                [path + "/*.cc"],
+                exclude = [path + "/*_test.cc", path + "/bench.cc"],
             ),
-            hdrs = native.glob([folder + "/*.h"]),
+            hdrs = native.glob([path + "/*.h"]),
             # -O3: GCC 12 at -O2 leaves small arrays of Eigen packets on the stack.
             copts = ["-O3"],
             alwayslink = 1,
@@ -95,17 +106,17 @@ def attnlab_plugins():
         # Tests and benchmarks link every plugin (a mechanism's checks run it in every layer
         # that hosts one), but compile against their folder's headers only: a new folder
         # recompiles nothing else.
-        for test in native.glob([folder + "/*_test.cc"]):
+        for test in native.glob([path + "/*_test.cc"]):
             cc_test(
-                name = test[len(folder) + 1:-len(".cc")],
+                name = test[len(path) + 1:-len(".cc")],
                 size = "small",
                 srcs = [test],
                 deps = [":all"] + PLUGIN_DEPS + TEST_DEPS,
             )
-        if native.glob([folder + "/bench.cc"]):
+        if native.glob([path + "/bench.cc"]):
             cc_binary(
                 name = folder + "_bench",
-                srcs = [folder + "/bench.cc"],
+                srcs = [path + "/bench.cc"],
                 deps = [
                     ":all",
                     "//attention/kernels/cuda:device",

@@ -26,33 +26,29 @@ namespace attnlab {
 namespace {
 
 // The names the plugin folders register: every ATTNLAB_REGISTER_<KIND>("name", ...) in
-// plugins/*/*.cc (the test's data), per kind. A plugin that compiled but did not link (or
-// registered under another name) shows as a difference.
+// plugins/<kind>/<folder>/*.cc (the test's data), per kind. A plugin that compiled but did not link
+// (or registered under another name) shows as a difference.
 std::map<std::string, std::set<std::string>> DeclaredNames() {
   static const std::set<std::string> kKinds = {"LAYER",       "LOSS",      "CONFIGURED_LOSS",
                                                "REGULARIZER", "MECHANISM", "METRIC",
                                                "DATASET",     "OPTIMIZER"};
   const std::string prefix = "ATTNLAB_REGISTER_";
   std::map<std::string, std::set<std::string>> names;
-  for (const auto& folder : std::filesystem::directory_iterator("plugins")) {
-    if (!folder.is_directory()) continue;
-    for (const auto& file : std::filesystem::directory_iterator(folder.path())) {
-      if (file.path().extension() != ".cc") continue;
-      std::ifstream in(file.path());
-      const std::string text((std::istreambuf_iterator<char>(in)),
-                             std::istreambuf_iterator<char>());
-      // KIND("name": the kind up to the parenthesis, then blanks, then the quoted name.
-      for (size_t at = text.find(prefix); at != std::string::npos; at = text.find(prefix, at + 1)) {
-        const size_t open = text.find('(', at);
-        if (open == std::string::npos) break;
-        const std::string kind = text.substr(at + prefix.size(), open - at - prefix.size());
-        const size_t quote = text.find_first_not_of(" \t\n", open + 1);
-        if (kKinds.count(kind) == 0 || quote == std::string::npos || text[quote] != '"') continue;
-        const size_t end = text.find('"', quote + 1);
-        if (end == std::string::npos) break;
-        names[kind == "CONFIGURED_LOSS" ? "LOSS" : kind].insert(
-            text.substr(quote + 1, end - quote - 1));
-      }
+  for (const auto& file : std::filesystem::recursive_directory_iterator("plugins")) {
+    if (file.path().extension() != ".cc") continue;
+    std::ifstream in(file.path());
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    // KIND("name": the kind up to the parenthesis, then blanks, then the quoted name.
+    for (size_t at = text.find(prefix); at != std::string::npos; at = text.find(prefix, at + 1)) {
+      const size_t open = text.find('(', at);
+      if (open == std::string::npos) break;
+      const std::string kind = text.substr(at + prefix.size(), open - at - prefix.size());
+      const size_t quote = text.find_first_not_of(" \t\n", open + 1);
+      if (kKinds.count(kind) == 0 || quote == std::string::npos || text[quote] != '"') continue;
+      const size_t end = text.find('"', quote + 1);
+      if (end == std::string::npos) break;
+      names[kind == "CONFIGURED_LOSS" ? "LOSS" : kind].insert(
+          text.substr(quote + 1, end - quote - 1));
     }
   }
   return names;

@@ -92,7 +92,7 @@ TEST_F(CudaKernelsTest, MultiHeadAttentionForwardAndBackward) {
               nullptr);
     const std::vector<float> gpu_out = out.ToHost(), gpu_gq = gq.ToHost(), gpu_gk = gk.ToHost(),
                              gpu_gv = gv.ToHost();
-    for (int h = 0; h < heads; ++h) {  // the CPU path of plugins/softmax, head by head
+    for (int h = 0; h < heads; ++h) {  // the CPU path of plugins/mechanisms/softmax, head by head
       Mat a = scale * q[h] * k[h].transpose();
       if (causal) {
         for (int i = 0; i + 1 < t; ++i) {

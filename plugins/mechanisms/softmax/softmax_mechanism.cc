@@ -1,0 +1,49 @@
+#include "plugins/mechanisms/softmax/softmax_mechanism.h"
+
+#include "attention/kernels/fused_softmax.h"
+#include "attention/kernels/softmax.h"
+
+namespace attnlab {
+
+template <typename T>
+void SoftmaxMechanism<T>::Map(HeadBlock<T> scores, HeadBlock<T>) const {
+  SoftmaxRows(scores, scores);
+}
+
+template <typename T>
+void SoftmaxMechanism<T>::MapBackward(ConstHeadBlock<T> weights, ConstHeadBlock<T>,
+                                      HeadBlock<T> grad) const {
+  SoftmaxRowsBackward(weights, grad, grad);
+}
+
+template <typename T>
+void SoftmaxMechanism<T>::Forward(int index, ConstHeadBlock<T> q, ConstHeadBlock<T> k,
+                                  ConstHeadBlock<T> v, T scale, HeadBlock<T> a, HeadBlock<T> h) {
+  if (this->shape_.causal) {  // the mask comes between the scores and their softmax
+    WeightsMap<T>::Forward(index, q, k, v, scale, a, h);
+    return;
+  }
+  SoftmaxOfScores(q, k, scale, a);
+  Product(a, v, h, /*accumulate=*/false);
+}
+
+template <typename T>
+void SoftmaxMechanism<T>::Backward(int, ConstHeadBlock<T> q, ConstHeadBlock<T> k,
+                                   ConstHeadBlock<T> v, T scale, ConstHeadBlock<T> a,
+                                   ConstHeadBlock<T> dh, HeadBlock<T>* dq, HeadBlock<T> dk,
+                                   HeadBlock<T> dv) {
+  Product(a.transpose(), dh, dv, /*accumulate=*/false);
+  Matrix<T>& grad = this->Scratch();
+  grad.resize(a.rows(), a.cols());
+  SoftmaxOfScoresBackward(a, dh, v, grad);  // masked keys have weight 0: gradient 0
+  this->ScoresBackward(q, k, scale, grad, dq, dk);
+}
+
+template class SoftmaxMechanism<float>;
+template class SoftmaxMechanism<double>;
+
+ATTNLAB_REGISTER_MECHANISM("softmax", plugins::SoftmaxConfig, SoftmaxMechanism,
+                           "weights softmax(scale Q K^T): each row sums to 1 (the transformer's)",
+                           {});
+
+}  // namespace attnlab
