@@ -4,14 +4,12 @@
 #include <numeric>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "attention/base/field_error.h"
 #include "attention/base/status_macros.h"
 #include "attention/kernels/parallel.h"
 #include "datasets/dataset_plugin.h"
-#include "datasets/image_classification.h"
-#include "datasets/sparse_selection.h"
-#include "datasets/token_sequences.h"
-#include "datasets/wikitext.h"
 
 namespace attnlab {
 
@@ -38,13 +36,13 @@ void Dataset<T>::Next(int batch_size, ExecContext& ctx, Batch<T>* out) const {
   }, GrainFor(in.rows * in.cols));
 }
 
-namespace {
-
 template <typename T>
-absl::StatusOr<std::unique_ptr<Dataset<T>>> CreateDatasetPlugin(const DatasetSpec& spec,
-                                                                const std::string& base_dir) {
-  if (spec.source_case() != DatasetSpec::SOURCE_NOT_SET) {
-    return FieldError("plugin", "give a dataset plugin or one of the built-in sources, not both");
+absl::StatusOr<std::unique_ptr<Dataset<T>>> CreateDataset(const DatasetSpec& spec,
+                                                          const std::string& base_dir) {
+  if (spec.plugin().empty()) {
+    return FieldError("plugin",
+                      absl::StrCat("missing: name a dataset plugin (",
+                                   absl::StrJoin(DatasetRegistry<T>().Names(), ", "), ")"));
   }
   ASSIGN_OR_RETURN(std::unique_ptr<DatasetPlugin<T>> dataset,
                    DatasetRegistry<T>().CreateAt(spec.plugin(), spec.config()));
@@ -52,40 +50,6 @@ absl::StatusOr<std::unique_ptr<Dataset<T>>> CreateDatasetPlugin(const DatasetSpe
     return PrefixErrorField("config", status);
   }
   return std::unique_ptr<Dataset<T>>(std::move(dataset));
-}
-
-}  // namespace
-
-template <typename T>
-absl::StatusOr<std::unique_ptr<Dataset<T>>> CreateDataset(const DatasetSpec& spec,
-                                                          const std::string& base_dir) {
-  if (!spec.plugin().empty()) return CreateDatasetPlugin<T>(spec, base_dir);
-  absl::StatusOr<std::unique_ptr<Dataset<T>>> dataset;
-  switch (spec.source_case()) {
-    case DatasetSpec::kSequences:
-      dataset = CreateTokenSequences<T>(spec.sequences());
-      return dataset.ok() ? std::move(dataset) : PrefixErrorField("sequences", dataset.status());
-    case DatasetSpec::kPlanted:
-      dataset = CreatePlantedTokens<T>(spec.planted(), spec.seed());
-      return dataset.ok() ? std::move(dataset) : PrefixErrorField("planted", dataset.status());
-    case DatasetSpec::kSparseSelection:
-      dataset = SparseSelectionStream<T>::Create(spec.sparse_selection(), spec.seed());
-      return dataset.ok() ? std::move(dataset)
-                          : PrefixErrorField("sparse_selection", dataset.status());
-    case DatasetSpec::kWikitext:
-      dataset = CreateWikiText<T>(spec.wikitext(), base_dir);
-      return dataset.ok() ? std::move(dataset) : PrefixErrorField("wikitext", dataset.status());
-    case DatasetSpec::kImages: {
-      auto images = ImageClassification<T>::Create(spec.images(), base_dir);
-      if (!images.ok()) return PrefixErrorField("images", images.status());
-      return std::unique_ptr<Dataset<T>>(std::move(*images));
-    }
-    case DatasetSpec::SOURCE_NOT_SET:
-      break;
-  }
-  return FieldError("source",
-                    "missing required field: one of sequences, planted, sparse_selection, wikitext, images, "
-                    "or a dataset plugin (plugin)");
 }
 
 template class Dataset<float>;

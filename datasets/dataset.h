@@ -9,23 +9,12 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "attention/batch.h"
 #include "attention/exec_context.h"
 #include "attention/tensor.h"
 #include "datasets/dataset.pb.h"
 
 namespace attnlab {
-
-template <typename T>
-struct Batch {
-  Tensor<T> inputs;   // [batch, T, d]
-  Tensor<T> targets;  // [batch, ...], what the loss compares predictions with
-};
-
-template <typename T>
-struct NamedBatch {
-  std::string name;
-  Batch<T> batch;
-};
 
 template <typename T>
 class Dataset {
@@ -56,8 +45,8 @@ class Dataset {
   std::vector<NamedBatch<T>> no_validation_;
 };
 
-// Errors are FieldErrors relative to the DatasetSpec. Relative file paths resolve against
-// `base_dir` (the spec file's directory).
+// The dataset plugin the spec names, set up. Errors are FieldErrors relative to the
+// DatasetSpec. Relative file paths resolve against `base_dir` (the spec file's directory).
 template <typename T>
 absl::StatusOr<std::unique_ptr<Dataset<T>>> CreateDataset(const DatasetSpec& spec,
                                                           const std::string& base_dir = "");

@@ -1,19 +1,20 @@
 #include "datasets/shared_dataset.h"
 
-#include "google/protobuf/text_format.h"
+#include "absl/strings/str_cat.h"
+#include "datasets/dataset_testing.h"
 #include "gtest/gtest.h"
 
 namespace attnlab {
 namespace {
 
-DatasetSpec Planted(int seed) {
-  DatasetSpec spec;
-  EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(
-      "planted { num_sequences: 10 seq_len: 4 dim: 3 group { first: 0 count: 1 shift: [1, 0, 0] "
-      "score: 1 } }",
-      &spec));
-  spec.set_seed(seed);
-  return spec;
+DatasetSpec Planted(int seed, int seq_len = 4) {
+  absl::StatusOr<DatasetSpec> spec =
+      DatasetSpecFor("planted",
+                     absl::StrCat("num_sequences: 10 seq_len: ", seq_len,
+                                  " dim: 3 group { first: 0 count: 1 shift: [1, 0, 0] score: 1 }"),
+                     seed);
+  EXPECT_TRUE(spec.ok()) << spec.status();
+  return spec.value_or(DatasetSpec());
 }
 
 TEST(SharedDatasetTest, TrialsReadingTheSameDataShareOneDataset) {
@@ -45,8 +46,7 @@ TEST(SharedDatasetTest, DataNoTrialHoldsIsBuiltAgain) {
 }
 
 TEST(SharedDatasetTest, ABadSpecGivesCreateDatasetsError) {
-  DatasetSpec spec = Planted(1);
-  spec.mutable_planted()->set_seq_len(0);
+  DatasetSpec spec = Planted(1, /*seq_len=*/0);
   auto dataset = SharedDataset<double>(spec);
   ASSERT_FALSE(dataset.ok());
   EXPECT_EQ(dataset.status(), CreateDataset<double>(spec).status());

@@ -25,6 +25,7 @@
 #include "attention/kernels/library_product.h"
 #include "attention/kernels/subnormal_mode.h"
 #include "attention/model.h"
+#include "datasets/shared_dataset.h"
 #include "benchmark/benchmark.h"
 #include "experiments/benchmark_products.h"
 #include "experiments/code_version.h"
@@ -94,8 +95,11 @@ void BM_LanguageModelStep(benchmark::State& state) {
   ExecContext ctx(1, threads);
   auto model = Model<float>::Create(spec, {64, 64, 1}, {64, 64, 1}, ctx);
   OptimizerSpec adamw;
-  adamw.mutable_adamw()->set_weight_decay(0.01);
-  adamw.set_lr(1e-3);
+  google::protobuf::TextFormat::ParseFromString(
+      R"pb(plugin: "adamw"
+           config { [type.googleapis.com/attnlab.plugins.AdamConfig] { weight_decay: 0.01 } }
+           lr: 1e-3)pb",
+      &adamw);
   auto optimizer = CreateOptimizer<float>(adamw);
   if (!model.ok() || !optimizer.ok()) {
     state.SkipWithError("cannot build the model");
@@ -200,11 +204,14 @@ void BM_Workload(benchmark::State& state, const std::string& path, int threads, 
     if (!status.ok()) state.SkipWithError(std::string(status.message()).c_str());
   }
   if (!step_seconds.empty()) state.counters["s/step"] = Median(step_seconds);
-  // Paper 1's step reads the whole token tensor (n T d doubles): where that outgrows a core's
-  // private caches (8 MiB covers every CPU we run on), its floor is one streaming read.
-  if (parsed->spec.dataset().has_planted() && parsed->spec.model().dtype() == ModelSpec::DOUBLE) {
-    const auto& planted = parsed->spec.dataset().planted();
-    const size_t count = size_t(planted.num_sequences()) * planted.seq_len() * planted.dim();
+  // A full-batch step reads the whole training set (paper 1: n T d doubles): where that
+  // outgrows a core's private caches (8 MiB covers every CPU we run on), its floor is one
+  // streaming read.
+  absl::StatusOr<std::shared_ptr<const Dataset<double>>> data =
+      SharedDataset<double>(parsed->spec.dataset(), parsed->directory);
+  if (parsed->spec.training().batch_size() == 0 && data.ok() && (*data)->train() != nullptr &&
+      parsed->spec.model().dtype() == ModelSpec::DOUBLE) {
+    const size_t count = static_cast<size_t>((*data)->train()->inputs.size());
     if (count * sizeof(double) > (size_t{8} << 20)) {
       const std::vector<double> tokens(count, 1.0);
       state.counters["read_s"] = StreamingReadSeconds(tokens, arena, threads);

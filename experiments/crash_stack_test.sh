@@ -1,21 +1,15 @@
 #!/usr/bin/env bash
 # A crash prints the stack of the thread that crashed, with our function names, and the process
 # still dies by its signal (the shell sees 128 + the signal's number). The crash is simulated
-# by sending the signal to a running trial; SIGABRT is what a failed heap check raises.
+# by the trial raising the signal at step 100 (the test hook ATTNLAB_TEST_SIGNAL,
+# experiments/test_hooks.h); SIGABRT is what a failed heap check raises.
 set -u
 run="$PWD/experiments/run"
 spec="$PWD/experiments/testdata/long_trial.textproto"
 cd "$TEST_TMPDIR" || exit 1
 for signal in SEGV ABRT; do
-  "$run" --spec="$spec" --out="$signal" --threads=1 --progress_seconds=0.2 \
-    > /dev/null 2> "$signal.err" &
-  pid=$!
-  for _ in $(seq 1 400); do  # until the trial has started
-    grep -q "done\]" "$signal.err" 2>/dev/null && break
-    sleep 0.05
-  done
-  kill -$signal $pid
-  wait $pid
+  ATTNLAB_TEST_SIGNAL=step:100:$signal "$run" --spec="$spec" --out="$signal" --threads=1 \
+    > /dev/null 2> "$signal.err"
   status=$?
   expected=$((128 + $(kill -l $signal)))
   [[ $status -eq $expected ]] || { echo "SIG$signal: exit status $status, expected $expected"; cat "$signal.err"; exit 1; }

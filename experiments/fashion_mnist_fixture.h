@@ -23,7 +23,7 @@ inline void UseFashionMnistFixture(ExperimentSpec* spec) {
       labels: "../../datasets/testdata/fashion_mnist_tiny/t10k-labels-idx1-ubyte.gz"
     }
   })pb";
-  ASSERT_TRUE(SetFieldFromText(spec, "dataset.images", kFixture).ok());
+  ASSERT_TRUE(SetFieldFromText(spec, "dataset.config", kFixture).ok());
 }
 
 }  // namespace attnlab

@@ -124,7 +124,7 @@ absl::Status SetAt(Message* message, const std::vector<PathComponent>& path, siz
                                  : std::string(value);
     reflection->ClearField(message, field);
     // A string field takes its value quoted, as in a spec, or as it is
-    // (--set=dataset.wikitext.train=/data/wiki.train.tokens).
+    // (--set=dataset.config.train=/data/wiki.train.tokens).
     if (field->type() == FieldDescriptor::TYPE_STRING && !field->is_repeated() &&
         !absl::StartsWith(value, "\"") && !absl::StartsWith(value, "'")) {
       reflection->SetString(message, field, std::string(value));

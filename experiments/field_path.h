@@ -22,9 +22,9 @@ struct PathComponent {
 absl::StatusOr<std::vector<PathComponent>> ParseFieldPath(absl::string_view path);
 
 // Replaces the field at `path` with the text-format value `value` ("0.1", "[0, 1, 0]",
-// "{ gd {} lr: 1 }"; a string field also takes its value unquoted). Any component may index a repeated message field ("layer[0]"; at the
-// end, the value replaces that element). Path "." takes a partial message whose top-level
-// fields replace the message's.
+// "{ plugin: 'gd' lr: 1 }"; a string field also takes its value unquoted). Any component may index
+// a repeated message field ("layer[0]"; at the end, the value replaces that element). Path "."
+// takes a partial message whose top-level fields replace the message's.
 absl::Status SetFieldFromText(google::protobuf::Message* message, absl::string_view path,
                               absl::string_view value);
 

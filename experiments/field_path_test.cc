@@ -1,30 +1,29 @@
 #include "experiments/field_path.h"
 
 #include "experiments/experiment.pb.h"
-#include "google/protobuf/text_format.h"
+#include "experiments/spec_loader.h"
 #include "gtest/gtest.h"
+#include "plugins/datasets/wikitext/wikitext.pb.h"
 #include "plugins/layers/prompt/prompt.pb.h"
 
 namespace attnlab {
 namespace {
 
 ExperimentSpec Spec() {
-  ExperimentSpec spec;
-  EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(R"pb(
+  absl::StatusOr<ParsedSpec> parsed = ParseSpecText(R"pb(
     model {
       layer {
         plugin: "prompt"
         config {
-          [type.googleapis.com/attnlab.plugins.PromptAttentionConfig] {
-            p { value: [ 1, 2 ] }
-            value_dim: 2
-          }
+          p { value: [ 1, 2 ] }
+          value_dim: 2
         }
       }
     }
-    optimizer { normalized_gd {} lr: 0.1 })pb",
-                                                            &spec));
-  return spec;
+    optimizer { plugin: "normalized_gd" lr: 0.1 })pb",
+                                                    "t.textproto");
+  EXPECT_TRUE(parsed.ok()) << parsed.status();
+  return parsed.ok() ? parsed->spec : ExperimentSpec();
 }
 
 TEST(FieldPathTest, Parses) {
@@ -43,9 +42,8 @@ TEST(FieldPathTest, SetsScalarsListsAndWholeMessages) {
   ExperimentSpec spec = Spec();
   ASSERT_TRUE(SetFieldFromText(&spec, "optimizer.lr", "0.5").ok());
   EXPECT_EQ(spec.optimizer().lr(), 0.5);
-  ASSERT_TRUE(SetFieldFromText(&spec, "optimizer", "{ gd {} lr: 1 }").ok());
-  EXPECT_TRUE(spec.optimizer().has_gd());
-  EXPECT_FALSE(spec.optimizer().has_normalized_gd());
+  ASSERT_TRUE(SetFieldFromText(&spec, "optimizer", "{ plugin: 'gd' lr: 1 }").ok());
+  EXPECT_EQ(spec.optimizer().plugin(), "gd");
   ASSERT_TRUE(SetFieldFromText(&spec, "training.log_step", "[1, 2, 3]").ok());
   EXPECT_EQ(spec.training().log_step_size(), 3);
 }
@@ -53,8 +51,11 @@ TEST(FieldPathTest, SetsScalarsListsAndWholeMessages) {
 // A string field takes a path as it is typed on a command line, or quoted.
 TEST(FieldPathTest, StringsTakeUnquotedValues) {
   ExperimentSpec spec = Spec();
-  ASSERT_TRUE(SetFieldFromText(&spec, "dataset.wikitext.train", "/data/wiki.train.tokens").ok());
-  EXPECT_EQ(spec.dataset().wikitext().train(), "/data/wiki.train.tokens");
+  ASSERT_TRUE(SetFieldFromText(&spec, "dataset.plugin", "wikitext").ok());
+  ASSERT_TRUE(SetFieldFromText(&spec, "dataset.config.train", "/data/wiki.train.tokens").ok());
+  plugins::WikiTextConfig wikitext;
+  ASSERT_TRUE(spec.dataset().config().UnpackTo(&wikitext));
+  EXPECT_EQ(wikitext.train(), "/data/wiki.train.tokens");
   ASSERT_TRUE(SetFieldFromText(&spec, "name", "\"a b\"").ok());
   EXPECT_EQ(spec.name(), "a b");
   ASSERT_TRUE(SetFieldFromText(&spec, "name", "it's").ok());
@@ -79,10 +80,9 @@ TEST(FieldPathTest, IndexAtTheEndReplacesOneElement) {
 
 TEST(FieldPathTest, DotReplacesSeveralTopLevelParts) {
   ExperimentSpec spec = Spec();
-  ASSERT_TRUE(SetFieldFromText(&spec, ".", "optimizer { adam {} lr: 0.01 } training { steps: 5 }")
+  ASSERT_TRUE(SetFieldFromText(&spec, ".", "optimizer { plugin: 'adam' lr: 0.01 } training { steps: 5 }")
                   .ok());
-  EXPECT_TRUE(spec.optimizer().has_adam());
-  EXPECT_FALSE(spec.optimizer().has_normalized_gd());  // replaced, not merged
+  EXPECT_EQ(spec.optimizer().plugin(), "adam");  // replaced, not merged
   EXPECT_EQ(spec.training().steps(), 5);
   EXPECT_EQ(spec.model().layer_size(), 1);  // untouched
 }

@@ -5,9 +5,10 @@
 #include <string>
 
 #include "attention/base/field_error.h"
+#include "attention/plugin_catalog.h"
 #include "experiments/experiment.pb.h"
 #include "google/protobuf/any.pb.h"
-#include "google/protobuf/text_format.h"
+#include "experiments/spec_loader.h"
 #include "gtest/gtest.h"
 #include "plugins/layers/prompt/prompt.pb.h"
 
@@ -15,14 +16,14 @@ namespace attnlab {
 namespace {
 
 ExperimentSpec Parse(const std::string& text) {
-  ExperimentSpec spec;
-  EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &spec)) << text;
-  return spec;
+  absl::StatusOr<ParsedSpec> parsed = ParseSpecText(text, "t.textproto");
+  EXPECT_TRUE(parsed.ok()) << parsed.status();
+  return parsed.ok() ? parsed->spec : ExperimentSpec();
 }
 
 TEST(FiniteNumbersTest, FiniteSpecsPass) {
   EXPECT_TRUE(CheckFiniteNumbers(Parse(R"pb(
-    dataset { images { mean: [0.5] std: [0.25] } }
+    dataset { plugin: "images" config { mean: [0.5] std: [0.25] } }
     optimizer { lr: 0.1 }
     training { steps: 9223372036854775807 }
   )pb")).ok());
@@ -30,9 +31,9 @@ TEST(FiniteNumbersTest, FiniteSpecsPass) {
 
 TEST(FiniteNumbersTest, NamesTheFirstNonFiniteField) {
   // std: inf made every normalized pixel 0 (the model trained at chance, exit 0).
-  const absl::Status inf = CheckFiniteNumbers(Parse("dataset { images { std: [0.3, inf] } }"));
-  EXPECT_EQ(ErrorField(inf), "dataset.images.std[1]");
-  EXPECT_EQ(std::string(inf.message()), "dataset.images.std[1]: must be a finite number, got inf");
+  const absl::Status inf = CheckFiniteNumbers(Parse("dataset { plugin: 'images' config { std: [0.3, inf] } }"));
+  EXPECT_EQ(ErrorField(inf), "dataset.config.std[1]");
+  EXPECT_EQ(std::string(inf.message()), "dataset.config.std[1]: must be a finite number, got inf");
   EXPECT_EQ(ErrorField(CheckFiniteNumbers(Parse("optimizer { lr: nan }"))), "optimizer.lr");
   EXPECT_EQ(ErrorField(CheckFiniteNumbers(Parse("optimizer { lr: -inf }"))), "optimizer.lr");
 }
@@ -45,7 +46,7 @@ TEST(FiniteNumbersTest, LooksInsidePluginConfigs) {
       layer {
         plugin: "prompt"
         config {
-          [type.googleapis.com/attnlab.plugins.PromptAttentionConfig] { p { value: [0, nan] } }
+          p { value: [0, nan] }
         }
       }
     })pb");
@@ -53,7 +54,7 @@ TEST(FiniteNumbersTest, LooksInsidePluginConfigs) {
 }
 
 // Property over the whole schema: every float or double field of every message reachable from
-// ExperimentSpec (6 deep), set alone to inf or NaN, is the field the check names. (The other
+// ExperimentSpec or a plugin's config (6 deep), set alone to inf or NaN, is the field the check names. (The other
 // tests check that paths through nested messages, repeated fields and Any configs add up.)
 void CheckEveryNumberOf(const google::protobuf::Descriptor* type, int depth, int* checked) {
   using google::protobuf::FieldDescriptor;
@@ -93,7 +94,11 @@ void CheckEveryNumberOf(const google::protobuf::Descriptor* type, int depth, int
 TEST(FiniteNumbersTest, EveryNumberFieldOfTheSchemaIsChecked) {
   int checked = 0;
   CheckEveryNumberOf(ExperimentSpec::descriptor(), 6, &checked);
-  EXPECT_GT(checked, 20);  // the schema's numbers: rates, noise, shifts, epsilons, ...
+  // And of every registered plugin's config, which a spec holds in an Any.
+  for (const PluginInfo* plugin : AllPlugins()) {
+    if (plugin->config_type != nullptr) CheckEveryNumberOf(plugin->config_type, 6, &checked);
+  }
+  EXPECT_GT(checked, 40);  // the schema's numbers: rates, noise, shifts, epsilons, ...
 }
 
 }  // namespace

@@ -29,8 +29,8 @@ std::string Spec(const std::string& train) {
     config { [type.googleapis.com/attnlab.plugins.LmHeadConfig] { vocab_size: 12 } }
   }
 }
-dataset { wikitext { train: ")pb", train, R"pb(" seq_len: 4 vocab_size: 12 } }
-optimizer { adam {} lr: 0.01 }
+dataset { plugin: "wikitext" config { train: ")pb", train, R"pb(" seq_len: 4 vocab_size: 12 } }
+optimizer { plugin: 'adam' lr: 0.01 }
 training { steps: 3 batch_size: 2 }
 )pb");
 }

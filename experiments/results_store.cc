@@ -8,15 +8,15 @@
 
 #include <cstdio>
 
-#include "absl/strings/match.h"
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "attention/base/files.h"
-#include "experiments/npy.h"
+#include "attention/base/npy.h"
 #include "experiments/spec_loader.h"
 
 namespace attnlab {

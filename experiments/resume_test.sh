@@ -8,20 +8,11 @@ spec="$PWD/experiments/testdata/sweep.textproto"
 cd "$TEST_TMPDIR" || exit 1
 "$run" --spec="$spec" --out=clean --threads=1 > /dev/null 2>&1 || { echo "clean run failed"; exit 1; }
 
-"$run" --spec="$spec" --out=killed --threads=1 > /dev/null 2>&1 &
-pid=$!
-# Kill once 2 trials have finished (their directories appear only when complete).
-for _ in $(seq 1 600); do
-  finished=$(find killed -mindepth 1 -maxdepth 1 -type d ! -name '.*' 2>/dev/null | wc -l)
-  [[ $finished -ge 2 ]] && break
-  sleep 0.05
-done
-kill -KILL $pid
-wait $pid 2>/dev/null
+# Killed once 2 trials have finished (the test hook ATTNLAB_TEST_SIGNAL, experiments/test_hooks.h).
+ATTNLAB_TEST_SIGNAL=trials:2:KILL "$run" --spec="$spec" --out=killed --threads=1 > /dev/null 2>&1
+[[ $? -eq 137 ]] || { echo "the run was not killed after its second trial"; exit 1; }
 finished=$(find killed -mindepth 1 -maxdepth 1 -type d ! -name '.*' | wc -l)
-if [[ $finished -lt 2 || $finished -ge 8 ]]; then
-  echo "expected a partial sweep, found $finished finished trials"; exit 1
-fi
+[[ $finished -eq 2 ]] || { echo "expected 2 finished trials, found $finished"; exit 1; }
 [[ -e killed/summary.csv ]] && { echo "summary.csv written by a killed run"; exit 1; }
 # Remember the finished trials' files (inode and modification time).
 stamps=$(for d in killed/*/; do stat -c '%n %i %Y' "$d/metrics.csv"; done)

@@ -14,10 +14,7 @@
 #include "absl/flags/usage.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
-#include "attention/mechanism.h"
-#include "attention/metric.h"
-#include "attention/plugin_registry.h"
-#include "datasets/dataset_plugin.h"
+#include "attention/plugin_catalog.h"
 #include "experiments/cluster.h"
 #include "experiments/command_line.h"
 #include "experiments/crash_stack.h"
@@ -28,7 +25,6 @@
 #include "experiments/sweep.h"
 #include "experiments/this_build.h"
 #include "experiments/user_paths.h"
-#include "solvers/optimizer_registry.h"
 
 ABSL_FLAG(std::string, spec, "",
           "Experiment spec, a text-format attnlab.ExperimentSpec. A relative path resolves "
@@ -44,7 +40,7 @@ ABSL_FLAG(std::string, out, "",
 ABSL_FLAG(std::string, set, "",
           "Comma-separated FIELD=VALUE overrides of the spec, e.g. "
           "--set=training.steps=100,optimizer.lr=0.01 or "
-          "--set=dataset.wikitext.train=/data/wiki.train.tokens (text-format values; repeatable).");
+          "--set=dataset.config.train=/data/wiki.train.tokens (text-format values; repeatable).");
 ABSL_FLAG(int, threads, 0,
           "Thread budget: trials run side by side, and leftover threads split batches inside "
           "trials. 0: every core of this machine (under mpirun: the cores divided among the "
@@ -58,8 +54,8 @@ ABSL_FLAG(double, progress_seconds, 30,
           "When stderr is not a terminal (a log file, a batch job): a progress line every this "
           "many seconds (> 0).");
 ABSL_FLAG(bool, list_plugins, false,
-          "List the registered layers, losses, regularizers, attention mechanisms, metrics, "
-          "datasets and optimizers and exit.");
+          "List the registered plugins of every kind (layers, losses, regularizers, "
+          "mechanisms, metrics, datasets, optimizers, schedules) and exit.");
 ABSL_FLAG(bool, markdown, false,
           "With --list_plugins: as a Markdown table (README's plugin table; tools/plugin_table "
           "puts it there).");
@@ -67,23 +63,27 @@ ABSL_FLAG(bool, markdown, false,
 namespace attnlab {
 namespace {
 
-template <typename Product>
-void ListPlugins(const Registry<Product>& registry) {
-  if (absl::GetFlag(FLAGS_markdown)) {
-    for (const std::string& name : registry.Names()) {
-      std::string summary = registry.Find(name)->summary;
+// Every registered plugin of every kind (attention/plugin_catalog.h): a Markdown table, or a
+// list with each config message and folder.
+void ListPlugins() {
+  const bool markdown = absl::GetFlag(FLAGS_markdown);
+  if (markdown) std::printf("| kind | plugin | what it is |\n|---|---|---|\n");
+  std::string kind;
+  for (const PluginInfo* plugin : AllPlugins()) {
+    if (markdown) {
+      std::string summary = plugin->summary;
       absl::StrReplaceAll({{"|", "\\|"}}, &summary);
-      std::printf("| %s | `%s` | %s |\n", registry.kind().c_str(), name.c_str(), summary.c_str());
+      std::printf("| %s | `%s` | %s |\n", plugin->kind.c_str(), plugin->name.c_str(),
+                  summary.c_str());
+      continue;
     }
-    return;
-  }
-  std::printf("%s plugins:\n", registry.kind().c_str());
-  for (const std::string& name : registry.Names()) {
-    const auto* entry = registry.Find(name);
-    std::printf("  %-18s %s%s\n", name.c_str(), entry->summary.c_str(),
-                entry->config_type
-                    ? absl::StrCat(" [config: ", entry->config_type->full_name(), "]").c_str()
-                    : "");
+    if (plugin->kind != kind) std::printf("%s plugins:\n", plugin->kind.c_str());
+    kind = plugin->kind;
+    std::printf("  %-20s %s [%s%s]\n", plugin->name.c_str(), plugin->summary.c_str(),
+                plugin->config_type != nullptr
+                    ? absl::StrCat("config ", plugin->config_type->full_name(), ", ").c_str()
+                    : "",
+                plugin->folder.c_str());
   }
 }
 
@@ -122,15 +122,7 @@ int Main(int argc, char** argv) {
       "[--reuse=same|rerun|any] [--dry_run] [--list_plugins]");
   if (!ParseFlagsOnly(argc, argv)) return 2;
   if (absl::GetFlag(FLAGS_list_plugins)) {
-    if (absl::GetFlag(FLAGS_markdown))
-      std::printf("| kind | plugin | what it is |\n|---|---|---|\n");
-    ListPlugins(LayerRegistry<double>());
-    ListPlugins(LossRegistry<double>());
-    ListPlugins(RegularizerRegistry<double>());
-    ListPlugins(MechanismRegistry<double>());
-    ListPlugins(MetricRegistry<double>());
-    ListPlugins(DatasetRegistry<double>());
-    ListPlugins(OptimizerRegistry<double>());
+    ListPlugins();
     return 0;
   }
   if (absl::GetFlag(FLAGS_threads) < 0) {

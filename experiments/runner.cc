@@ -20,6 +20,7 @@
 #include "experiments/rank_report.pb.h"
 #include "experiments/spec_changes.h"
 #include "experiments/statistics.h"
+#include "experiments/test_hooks.h"
 #include "tbb/parallel_for.h"
 #include "tbb/task_arena.h"
 
@@ -118,6 +119,7 @@ absl::Status PrepareStore(const ResultsStore& store, const RunOptions& options,
                                                    locked.status().message()));
   }
   *lock = std::move(*locked);
+  TestHookLockTaken();
   RETURN_IF_ERROR(store.RemoveStaleTemporaries());
   if (options.reuse != Reuse::kRerun) return absl::OkStatus();
   for (int i : other_code) {
@@ -313,6 +315,7 @@ RankReport RunLocalTrials(const ParsedSpec& parsed, const RunOptions& options,
         }
         out->results[i] = std::move(*result);
         out->results[i]->code = trial.code;
+        TestHookTrialStored();
         const int64_t resumed = out->results[i]->resumed_at_step;
         board.Finish(i, label,
                      absl::StrFormat("done, loss %.6g%s", out->results[i]->Final("loss"),

@@ -40,24 +40,22 @@ model {
     name: "attention"
     plugin: "prompt"
     config {
-      [type.googleapis.com/attnlab.plugins.PromptAttentionConfig] {
-        scale: 1  # paper 1's scores have no 1/sqrt(d)
-        w { init: IDENTITY frozen: true }
-        v { value: [ 0, 1 ] frozen: true }
-      }
+      scale: 1  # paper 1's scores have no 1/sqrt(d)
+      w { init: IDENTITY frozen: true }
+      v { value: [ 0, 1 ] frozen: true }
     }
   }
   loss { plugin: "logistic" }
 }
 dataset {
-  sequences {
+  plugin: "sequences" config {
     sequence { token { x: [ 1, 1 ] } token { x: [ 0, 0.5 ] } }
     sequence { token { x: [ -1, 1 ] } token { x: [ 0.5, 0 ] } }
   }
 }
-optimizer { normalized_gd {} lr: 0.1 }
+optimizer { plugin: "normalized_gd" lr: 0.1 }
 training { steps: 20 log_every: 10 }
-metric { name: "corr" max_margin { layer: "attention" } }
+metric { name: "corr" plugin: "max_margin" config { layer: "attention" } }
 sweep {
   axis {
     name: "p0"
@@ -133,7 +131,7 @@ TEST_F(RunnerTest, AFailingTrialDoesNotStopTheOthers) {
   // infeasible for every trial except through the sweep: sequence 1's tokens become equal.
   std::string spec = kSpec;
   spec.replace(spec.find("axis {"), 0,
-               "axis { name: \"dup\" field: \"dataset.sequences.sequence[1].token[1].x\" "
+               "axis { name: \"dup\" field: \"dataset.config.sequence[1].token[1].x\" "
                "value: [\"[0.5, 0]\", \"[-1, 1]\"] }\n  ");
   auto result = Run(spec, "failing");
   ASSERT_TRUE(result.ok()) << result.status();
@@ -188,7 +186,7 @@ TEST_F(RunnerTest, SpecErrorsAreLocatedAndNothingRuns) {
   EXPECT_TRUE(absl::IsInvalidArgument(result.status()));
   const std::string message(result.status().message());
   EXPECT_TRUE(absl::StartsWith(
-      message, "tiny.textproto:14:10: model.loss.plugin: unknown loss plugin 'logistik'; known: "
+      message, "tiny.textproto:12:10: model.loss.plugin: unknown loss plugin 'logistik'; known: "
                "correlation, "))
       << message;
   EXPECT_TRUE(absl::StrContains(message, ", logistic, ")) << message;
@@ -218,7 +216,7 @@ TEST_F(RunnerTest, ReportStepsMustBeLogged) {
   spec.replace(spec.find("step: [ 10, 20 ]"), 16, "step: [ 15 ]");
   auto result = Run(spec, "report");
   EXPECT_EQ(std::string(result.status().message()),
-            "tiny.textproto:32:10: report.step: step 15 is not logged; add it to "
+            "tiny.textproto:30:10: report.step: step 15 is not logged; add it to "
             "training.log_step");
 }
 
@@ -271,8 +269,8 @@ TEST_F(RunnerTest, TrialsRunInTheSpecsSubnormalMode) {
   for (const bool keep : {false, true}) {
     for (const int threads : {1, 2}) {
       std::string spec = kSpec;
-      spec.replace(spec.find("optimizer { normalized_gd {} lr: 0.1 }"), 38,
-                   "optimizer { gd {} lr: 1e-310 }");
+      spec.replace(spec.find("optimizer { plugin: \"normalized_gd\" lr: 0.1 }"), 45,
+                   "optimizer { plugin: 'gd' lr: 1e-310 }");
       spec.replace(spec.find("steps: 20 log_every: 10"), 23, "steps: 1 log_every: 1");
       spec.replace(spec.find("report { step: [ 10, 20 ] }"), 27, "report { step: [ 1 ] }");
       if (keep) spec.replace(spec.find("model {"), 7, "model { subnormals: KEEP");
@@ -300,18 +298,16 @@ model {
     name: "attention"
     plugin: "prompt"
     config {
-      [type.googleapis.com/attnlab.plugins.PromptAttentionConfig] {
-        scale: 1
-        p { value: [ 0.5, -0.25 ] }
-        w { init: IDENTITY frozen: true }
-        v { value: [ 0, 1 ] }
-      }
+      scale: 1
+      p { value: [ 0.5, -0.25 ] }
+      w { init: IDENTITY frozen: true }
+      v { value: [ 0, 1 ] }
     }
   }
   loss { plugin: "recording_squared" }
 }
 dataset {
-  sequences {
+  plugin: "sequences" config {
     sequence { label: 1 token { x: [ 1, 1 ] } token { x: [ 0, 0.5 ] } }
     sequence { label: -1 token { x: [ -1, 1 ] } token { x: [ 0.5, 0 ] } }
     sequence { label: 1 token { x: [ 0.3, -1 ] } token { x: [ 1, 0.2 ] } }
@@ -319,9 +315,9 @@ dataset {
     sequence { label: -1 token { x: [ 0.2, 0.9 ] } token { x: [ -1, -1 ] } }
   }
 }
-optimizer { gd {} lr: 0.5 }
+optimizer { plugin: "gd" lr: 0.5 }
 training { steps: 20 log_every: 10 }
-metric { name: "entropy" attention_entropy { layer: "attention" } }
+metric { name: "entropy" plugin: "attention_entropy" config { layer: "attention" } }
 report { step: [ 20 ] }
 )pb";
 
@@ -372,15 +368,15 @@ model {
     name: "attention"
     plugin: "sparse_select"
     config {
-      [type.googleapis.com/attnlab.plugins.SparseSelectConfig] { encoding_dim: 16 positional: STOCHASTIC }
+      encoding_dim: 16 positional: STOCHASTIC
     }
   }
   loss { plugin: "squared" }
 }
-dataset { sparse_selection { seq_len: 20 q: 3 dim: 5 } }
-optimizer { gd {} lr: 1 }
+dataset { plugin: "sparse_selection" config { seq_len: 20 q: 3 dim: 5 } }
+optimizer { plugin: "gd" lr: 1 }
 training { steps: 6 batch_size: 8 micro_batch_size: 3 LOGGING }
-metric { name: "mass_on_y" marked_attention { layer: "attention" } }
+metric { name: "mass_on_y" plugin: "marked_attention" config { layer: "attention" } }
 report { step: [ 6 ] }
 )pb";
   auto final_w = [&](const std::string& logging, const std::string& out) {
@@ -408,8 +404,8 @@ TEST_F(RunnerTest, MicroBatchSizeMustNotBeNegative) {
 TEST_F(RunnerTest, RatiosOfMetricsAtTheStepsBothAreLogged) {
   std::string spec = kSpec;
   spec.replace(spec.find("metric {"), 0,
-               "metric { name: \"p_norm\" param_norm { param: \"attention/p\" } }\n"
-               "metric { name: \"norm_per_corr\" ratio { numerator: \"p_norm\" "
+               "metric { name: \"p_norm\" plugin: \"param_norm\" config { param: \"attention/p\" } }\n"
+               "metric { name: \"norm_per_corr\" plugin: \"ratio\" config { numerator: \"p_norm\" "
                "denominator: \"corr\" } }\n");
   auto result = Run(spec, "ratio");
   ASSERT_TRUE(result.ok()) << result.status();
@@ -419,7 +415,7 @@ TEST_F(RunnerTest, RatiosOfMetricsAtTheStepsBothAreLogged) {
   }
   spec.replace(spec.find("denominator: \"corr\""), 20, "denominator: \"cor\"");
   EXPECT_EQ(std::string(Run(spec, "ratio_bad").status().message()),
-            "tiny.textproto:25:60: metric[1].ratio.denominator: no other metric 'cor'; metrics: "
+            "tiny.textproto:23:77: metric[1].config.denominator: no other metric 'cor'; metrics: "
             "loss, p_norm, corr (trial p0=[0, 0] seed=0)");
 }
 
@@ -432,28 +428,28 @@ model {
   layer {
     name: "attention"
     plugin: "prompt"
-    config { [type.googleapis.com/attnlab.plugins.PromptAttentionConfig] { value_dim: 4 } }
+    config { value_dim: 4 }
   }
   loss { plugin: "squared" }
 }
 dataset {
   plugin: "max_token_retrieval"
   config {
-    [type.googleapis.com/attnlab.plugins.MaxTokenRetrievalConfig] { seq_len: 8 dim: 4 validation_size: 256 }
+    seq_len: 8 dim: 4 validation_size: 256
   }
   seed: 3
 }
 optimizer {
   plugin: "sign_gd"
-  config { [type.googleapis.com/attnlab.plugins.SignGdConfig] { momentum: 0.9 } }
+  config { momentum: 0.9 }
   lr: 0.01
 }
 training { steps: 300 batch_size: 32 log_every: 100 }
-metric { name: "val" validation_loss { set: "test" } }
+metric { name: "val" plugin: "validation_loss" config { set: "test" } }
 metric {
   name: "top1"
   plugin: "attention_top_mass"
-  config { [type.googleapis.com/attnlab.plugins.AttentionTopMassConfig] { layer: "attention" } }
+  config { layer: "attention" }
 }
 )pb";
   auto result = Run(kPlugins, "plugins");
@@ -465,13 +461,13 @@ metric {
   // A plugin's mistakes name its spec line and field, as a layer's do.
   std::string unknown = kPlugins;
   unknown.replace(unknown.find("\"sign_gd\""), 9, "\"sign_sgd\"");
-  EXPECT_EQ(std::string(Run(unknown, "plugins_bad").status().message()),
+  EXPECT_EQ(std::string(ParseSpecText(unknown, "tiny.textproto").status().message()),
             "tiny.textproto:18:3: optimizer.plugin: unknown optimizer plugin 'sign_sgd'; known: "
-            "sign_gd");
+            "adam, adamw, gd, normalized_gd, sgd, sign_gd");
   std::string bad_k = kPlugins;
   bad_k.replace(bad_k.find("layer: \"attention\" }"), 0, "k: 0 ");
   EXPECT_EQ(std::string(Run(bad_k, "plugins_bad_k").status().message()),
-            "tiny.textproto:27:75: metric[1].config.k: must be >= 1, got 0");
+            "tiny.textproto:27:12: metric[1].config.k: must be >= 1, got 0");
 }
 
 // A frozen parameter's gradient may be left at zero (the prompt layer skips V's): its norm is
@@ -479,9 +475,9 @@ metric {
 TEST_F(RunnerTest, GradNormOfAFrozenParameterIsRefused) {
   std::string spec = kSpec;
   spec.replace(spec.find("metric {"), 0,
-               "metric { name: \"v_grad\" grad_norm { param: \"attention/v\" } }\n");
+               "metric { name: \"v_grad\" plugin: \"grad_norm\" config { param: \"attention/v\" } }\n");
   EXPECT_EQ(std::string(Run(spec, "frozen_grad").status().message()),
-            "tiny.textproto:24:37: metric[0].grad_norm.param: 'attention/v' is frozen: it has no "
+            "tiny.textproto:22:54: metric[0].config.param: 'attention/v' is frozen: it has no "
             "gradient (trial p0=[0, 0] seed=0)");
   spec.replace(spec.find("param: \"attention/v\""), 21, "param: \"attention/p\"");
   EXPECT_TRUE(Run(spec, "p_grad").ok());
@@ -492,7 +488,7 @@ TEST_F(RunnerTest, TrainingStepsAreRequired) {
   spec.replace(spec.find("steps: 20 log_every: 10"), 23, "log_every: 10");
   auto result = Run(spec, "no_steps");
   EXPECT_EQ(std::string(result.status().message()),
-            "tiny.textproto:23:1: training.steps: missing required field 'steps' (0: evaluate "
+            "tiny.textproto:21:1: training.steps: missing required field 'steps' (0: evaluate "
             "only) (trial p0=[0, 0] seed=0)");
 }
 
@@ -505,7 +501,7 @@ TEST_F(RunnerTest, SweepColumnsMustNotClash) {
     EXPECT_TRUE(absl::IsInvalidArgument(result.status())) << name;
     EXPECT_TRUE(absl::StartsWith(
         result.status().message(),
-        absl::StrCat("tiny.textproto:27:5: sweep.axis[0].name: the column '", name, "' is ")))
+        absl::StrCat("tiny.textproto:25:5: sweep.axis[0].name: the column '", name, "' is ")))
         << result.status();
   }
   std::string two_axes = kSpec;
@@ -513,7 +509,7 @@ TEST_F(RunnerTest, SweepColumnsMustNotClash) {
                    "axis { name: \"p0\" field: \"optimizer.lr\" value: [\"0.1\"] }\n  ");
   auto result = Run(two_axes, "clash2");
   EXPECT_EQ(std::string(result.status().message()),
-            "tiny.textproto:28:5: sweep.axis[1].name: the column 'p0' is another axis's column; "
+            "tiny.textproto:26:5: sweep.axis[1].name: the column 'p0' is another axis's column; "
             "rename the axis");
 }
 

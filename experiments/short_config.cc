@@ -115,6 +115,27 @@ class ShortConfigExpander {
   }
 
   absl::StatusOr<ExpandedText> Run(const Descriptor* root, const Descriptor* root_config) {
+    if (At("[")) {  // a list of messages: "[{ ... }, { ... }]"
+      for (++pos_; !Done() && !At("]");) {
+        const int start = pos_;
+        RootValue(root, root_config);
+        if (pos_ == start) break;
+        if (At(",")) ++pos_;
+      }
+      return Finish();
+    }
+    RootValue(root, root_config);
+    return Finish();
+  }
+
+ private:
+  struct Edit {
+    size_t offset;
+    std::string text;
+  };
+
+  // One message value at pos_ ("{ ... }", or the text's top-level fields).
+  void RootValue(const Descriptor* root, const Descriptor* root_config) {
     const bool braced = At("{") || At("<");
     const int open = pos_;
     if (braced) ++pos_;
@@ -125,6 +146,10 @@ class ShortConfigExpander {
     } else {
       Message(root, "", braced ? Closer(open) : "");
     }
+    if (braced && !Done()) ++pos_;
+  }
+
+  absl::StatusOr<ExpandedText> Finish() {
     if (!error_.ok()) return error_;
     // Insertions from the end, so earlier offsets stay valid.
     std::sort(edits_.begin(), edits_.end(),
@@ -138,12 +163,6 @@ class ShortConfigExpander {
     }
     return std::move(expanded_);
   }
-
- private:
-  struct Edit {
-    size_t offset;
-    std::string text;
-  };
 
   bool Done() const { return pos_ >= static_cast<int>(tokens_.size()) || !error_.ok(); }
   bool At(const char* symbol) const {
@@ -215,8 +234,8 @@ class ShortConfigExpander {
     return i;
   }
 
-  // The string values a block's top-level fields give (field -> value and its token), from
-  // token `i` (after the '{') to the block's end.
+  // The string values a block's top-level fields give (field -> value and the field's token),
+  // from token `i` (after the '{') to the block's end.
   std::map<std::string, std::pair<std::string, int>> StringFields(int i) const {
     std::map<std::string, std::pair<std::string, int>> values;
     const int n = static_cast<int>(tokens_.size());
@@ -235,7 +254,8 @@ class ShortConfigExpander {
         for (; j < n && tokens_[j].type == Tokenizer::TYPE_STRING; ++j) {
           Tokenizer::ParseStringAppend(tokens_[j].text, &value);
         }
-        values[tokens_[i - 1].text == ":" ? tokens_[i - 2].text : tokens_[i - 1].text] = {value, i};
+        const int name = tokens_[i - 1].text == ":" ? i - 2 : i - 1;
+        values[tokens_[name].text] = {value, name};
       }
       i = SkipValue(i);
       if (i < n && (tokens_[i].text == "," || tokens_[i].text == ";")) ++i;

@@ -1,6 +1,7 @@
 #include "experiments/spec_changes.h"
 
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
@@ -33,19 +34,61 @@ constexpr Retired kRetired[] = {
      "and mechanism: \"rpc\""},
 };
 
+// The built-in kinds that became plugins on 2026-12-02: the spec message that held them as
+// fields, their names, and the plugin kind.
+struct RetiredKinds {
+  const char* message;
+  std::vector<const char*> names;
+  const char* kind;
+};
+
+const std::vector<RetiredKinds>& RetiredBuiltIns() {
+  static const auto* kinds = new std::vector<RetiredKinds>{
+      {"attnlab.MetricSpec",
+       {"max_margin", "selected_probability", "attention_entropy", "max_softmax", "param_norm",
+        "cosine_to_identity", "marked_attention", "validation_loss", "param_count", "grad_norm",
+        "qk_spectrum", "accuracy", "qk_norm", "ratio"},
+       "metric"},
+      {"attnlab.DatasetSpec",
+       {"sequences", "planted", "sparse_selection", "wikitext", "images"},
+       "dataset"},
+      {"attnlab.OptimizerSpec", {"gd", "normalized_gd", "sgd", "adam", "adamw"}, "optimizer"},
+      {"attnlab.ScheduleSpec", {"constant", "step", "cosine"}, "schedule"},
+  };
+  return *kinds;
+}
+
+// "NAME { ... }" in a MetricSpec, DatasetSpec, OptimizerSpec or ScheduleSpec: what replaced it.
+std::string RetiredBuiltInNote(absl::string_view message) {
+  for (const RetiredKinds& kinds : RetiredBuiltIns()) {
+    for (const char* name : kinds.names) {
+      if (message.find(absl::StrCat(kinds.message, " has no field '", name, "'")) ==
+          absl::string_view::npos) {
+        continue;
+      }
+      return absl::StrCat("the built-in ", kinds.kind, "s are plugins since 2026-12-02: write `",
+                          name, " { ... }` as `plugin: \"", name,
+                          "\" config { ... }` (paths: ", name, ".x is config.x)");
+    }
+  }
+  return "";
+}
+
 }  // namespace
 
 absl::Status WithSpecChangeNote(const absl::Status& status) {
   const absl::string_view message = status.message();
+  std::string note = RetiredBuiltInNote(message);
   for (const Retired& retired : kRetired) {
-    if (message.find(retired.pattern) == absl::string_view::npos) continue;
-    absl::Status noted(status.code(), absl::StrCat(message, "; ", retired.replacement));
-    status.ForEachPayload([&](absl::string_view url, const absl::Cord& payload) {
-      noted.SetPayload(url, payload);
-    });
-    return noted;
+    if (note.empty() && message.find(retired.pattern) != absl::string_view::npos) {
+      note = retired.replacement;
+    }
   }
-  return status;
+  if (note.empty()) return status;
+  absl::Status noted(status.code(), absl::StrCat(message, "; ", note));
+  status.ForEachPayload(
+      [&](absl::string_view url, const absl::Cord& payload) { noted.SetPayload(url, payload); });
+  return noted;
 }
 
 }  // namespace attnlab

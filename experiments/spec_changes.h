@@ -8,8 +8,9 @@
 namespace attnlab {
 
 // `status` with the replacement appended when its message names a retired config type
-// ("Could not find type "type.googleapis.com/<type>"") or a retired layer plugin ("unknown
-// layer plugin '<name>'"); otherwise `status` unchanged.
+// ("Could not find type "type.googleapis.com/<type>""), a retired layer plugin ("unknown
+// layer plugin '<name>'") or a built-in kind that became a plugin ("attnlab.OptimizerSpec has no
+// field 'adam'"); otherwise `status` unchanged.
 absl::Status WithSpecChangeNote(const absl::Status& status);
 
 }  // namespace attnlab

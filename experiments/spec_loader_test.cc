@@ -31,10 +31,10 @@ TEST(SpecLoaderTest, LocatesFieldsThroughAny) {
   EXPECT_EQ(locator.Locate("model.layer[0].config.p"), "t.textproto:7:9");
   // Unwritten fields point at the deepest written ancestor.
   EXPECT_EQ(locator.Locate("model.layer[0].config.w.value"), "t.textproto:5:5");
-  EXPECT_EQ(locator.Locate("optimizer.method"), "t.textproto:12:1");
-  EXPECT_EQ(locator.Locate("dataset.source"), "t.textproto:1:1");
-  EXPECT_EQ(locator.Format(FieldError("optimizer.method", "missing")),
-            "t.textproto:12:1: optimizer.method: missing");
+  EXPECT_EQ(locator.Locate("optimizer.plugin"), "t.textproto:12:1");
+  EXPECT_EQ(locator.Locate("dataset.plugin"), "t.textproto:1:1");
+  EXPECT_EQ(locator.Format(FieldError("optimizer.plugin", "missing")),
+            "t.textproto:12:1: optimizer.plugin: missing");
 }
 
 TEST(SpecLoaderTest, SyntaxAndTypeErrorsAreLocated) {
@@ -73,9 +73,9 @@ TEST(SpecLoaderTest, ConfigsWithoutTypeUrlsReadAsTheNamedPluginsConfigs) {
       << printed;
   EXPECT_NE(printed.find("bias: -1"), std::string::npos) << printed;
   // Locations are the written ones, inserted type URLs or not.
-  EXPECT_EQ(parsed->locator->Locate("model.layer[0].config.p.value"), "s.textproto:5:18");
+  EXPECT_EQ(parsed->locator->Locate("model.layer[0].config.p.value"), "s.textproto:6:46");
   EXPECT_EQ(parsed->locator->Locate("model.layer[0].config.mechanism_config.bias"),
-            "s.textproto:5:76");
+            "s.textproto:8:61");
 }
 
 TEST(SpecLoaderTest, ShortConfigErrorsAreLocatedAndNameTheMessage) {
@@ -86,7 +86,7 @@ TEST(SpecLoaderTest, ShortConfigErrorsAreLocatedAndNameTheMessage) {
             "x.textproto:2:37: model.layer[0].config.q: attnlab.plugins.PromptAttentionConfig has "
             "no field 'q'");
   EXPECT_EQ(error("model { layer { plugin: \"promt\" config { p { value: 1 } } } }"),
-            "x.textproto:1:25: model.layer[0].plugin: unknown layer plugin 'promt'; known: "
+            "x.textproto:1:17: model.layer[0].plugin: unknown layer plugin 'promt'; known: "
             "attention, classifier, embedding, fc_net, layer_norm, patch_embedding, prompt, "
             "sparse_select, transformer_block");
   EXPECT_EQ(error("model { loss { plugin: \"logistic\" config { x: 1 } } }"),

@@ -49,7 +49,7 @@ bool Overlap(const std::vector<PathComponent>& a, const std::vector<PathComponen
 // The top-level fields a "." value sets, as one-component paths.
 std::vector<std::vector<PathComponent>> TopLevelFields(absl::string_view value) {
   ExperimentSpec patch;
-  google::protobuf::TextFormat::ParseFromString(std::string(value), &patch);
+  SetFieldFromText(&patch, ".", value).IgnoreError();  // a bad value is SetFieldFromText's error
   std::vector<const google::protobuf::FieldDescriptor*> fields;
   patch.GetReflection()->ListFields(patch, &fields);
   std::vector<std::vector<PathComponent>> paths;

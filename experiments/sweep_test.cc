@@ -16,7 +16,7 @@ ExperimentSpec Parse(const std::string& text) {
 }
 
 constexpr char kGrid[] = R"pb(
-  optimizer { gd {} lr: 0.1 }
+  optimizer { plugin: "gd" lr: 0.1 }
   training { steps: 10 seed: 9 }
   sweep {
     axis { field: "optimizer.lr" value: [ "0.1", "1" ] }
@@ -61,7 +61,7 @@ TEST(SweepTest, NoSweepIsOneTrialWithTheTrainingSeed) {
 // An axis of points sets several fields per point; points cross the other axes like values.
 TEST(SweepTest, PointsSetSeveralFieldsTogether) {
   auto trials = ExpandSweep(Parse(R"pb(
-    optimizer { gd {} lr: 0.1 }
+    optimizer { plugin: "gd" lr: 0.1 }
     training { steps: 10 }
     sweep {
       axis {
@@ -106,7 +106,7 @@ TEST(SweepTest, OverridesTheSweepReplacesAreFound) {
   const ExperimentSpec spec = Parse(R"pb(
     training { steps: 1 }
     sweep {
-      axis { field: "optimizer" value: [ "{ gd {} lr: 1 }" ] }
+      axis { field: "optimizer" value: [ "{ plugin: 'gd' lr: 1 }" ] }
       axis { name: "m" field: "." value: [ "model { dtype: FLOAT }" ] }
       axis { name: "p" point { label: "a" set { field: "dataset.seed" value: "3" } } }
     })pb");
@@ -121,7 +121,7 @@ TEST(SweepTest, OverridesTheSweepReplacesAreFound) {
             "the sweep's axis 'm' (sweep.axis[1]) sets model in every trial and would replace "
             "this value; change the axis's values instead");
   // "." sets whole top-level fields: each is checked (an optimizer through "." was dropped).
-  EXPECT_EQ(std::string(CheckNotSwept(spec, ".", "optimizer { adam {} lr: nan }").message()),
+  EXPECT_EQ(std::string(CheckNotSwept(spec, ".", "optimizer { plugin: 'adam' lr: nan }").message()),
             "the sweep's axis 'optimizer' (sweep.axis[0]) sets optimizer in every trial and would "
             "replace this value; change the axis's values instead");
   EXPECT_TRUE(CheckNotSwept(spec, ".", "training { steps: 2 } sweep { seed: 1 }").ok());
@@ -139,7 +139,7 @@ TEST(SweepTest, BadValuesNameTheAxisValue) {
 // Findings of the sweep fuzzer, kept: a grid of 20 axes x 10 values ran until memory ran out,
 // and a repeated value gave two trials one store entry (their writes raced).
 TEST(SweepTest, HugeGridsAndRepeatedTrialsAreErrors) {
-  std::string text = "optimizer { gd {} lr: 0.1 } sweep {";
+  std::string text = "optimizer { plugin: 'gd' lr: 0.1 } sweep {";
   for (int a = 0; a < 20; ++a) {
     text +=
         R"pb( axis { field: "optimizer.lr" value: [ "1", "2", "3", "4", "5", "6", "7", "8", "9", "10" ] })pb";
@@ -149,7 +149,7 @@ TEST(SweepTest, HugeGridsAndRepeatedTrialsAreErrors) {
   EXPECT_NE(trials.status().message().find("the grid has over 2^64 trials; at most 100000"),
             std::string::npos) << trials.status();
   trials = ExpandSweep(Parse(R"pb(
-    optimizer { gd {} lr: 0.1 }
+    optimizer { plugin: "gd" lr: 0.1 }
     sweep { axis { field: "optimizer.lr" value: [ "0.5", "1", "1.0" ] } seed: [ 1, 2 ] })pb"));
   EXPECT_EQ(ErrorField(trials.status()), "sweep");
   EXPECT_NE(trials.status().message().find(

@@ -4,21 +4,21 @@
 
 #include "attention/base/files.h"
 #include "experiments/experiment.pb.h"
-#include "google/protobuf/text_format.h"
+#include "experiments/spec_loader.h"
 #include "gtest/gtest.h"
 
 namespace attnlab {
 namespace {
 
 ExperimentSpec Spec(const std::string& text) {
-  ExperimentSpec spec;
-  EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &spec));
-  return spec;
+  absl::StatusOr<ParsedSpec> parsed = ParseSpecText(text, "t.textproto");
+  EXPECT_TRUE(parsed.ok()) << parsed.status();
+  return parsed.ok() ? parsed->spec : ExperimentSpec();
 }
 
 TEST(TrialDataTest, FindsEveryMarkedPathResolvedLikeTheReaders) {
   const ExperimentSpec lm = Spec(R"pb(
-    dataset { wikitext {
+    dataset { plugin: "wikitext" config {
       train: "data/train.tokens"
       validation { name: "a" path: "/abs/valid.tokens" }
       validation { name: "b" path: "data/train.tokens" }
@@ -26,14 +26,14 @@ TEST(TrialDataTest, FindsEveryMarkedPathResolvedLikeTheReaders) {
   EXPECT_EQ(DataFilePaths(lm, "/specs"),
             (std::vector<std::string>{"/specs/data/train.tokens", "/abs/valid.tokens"}));
   const ExperimentSpec images = Spec(R"pb(
-    dataset { images {
+    dataset { plugin: "images" config {
       format: IDX
       train { images: "i.gz" labels: "l.gz" }
       validation { name: "test" images: "ti.gz" labels: "tl.gz" }
     } })pb");
   EXPECT_EQ(DataFilePaths(images, ""),
             (std::vector<std::string>{"i.gz", "l.gz", "ti.gz", "tl.gz"}));
-  EXPECT_TRUE(DataFilePaths(Spec("dataset { sparse_selection { seq_len: 5 } }"), "/x").empty());
+  EXPECT_TRUE(DataFilePaths(Spec("dataset { plugin: 'sparse_selection' config { seq_len: 5 } }"), "/x").empty());
 }
 
 TEST(TrialDataTest, HashFollowsTheContent) {

@@ -20,11 +20,12 @@
 #include "attention/base/status_macros.h"
 #include "attention/kernels/gaussian.h"
 #include "attention/kernels/subnormal_mode.h"
+#include "attention/metric.h"
 #include "attention/model.h"
 #include "datasets/dataset.h"
 #include "datasets/shared_dataset.h"
-#include "experiments/metric_evaluator.h"
 #include "experiments/spec_loader.h"
+#include "experiments/test_hooks.h"
 #include "solvers/optimizer.h"
 
 namespace attnlab {
@@ -121,24 +122,6 @@ absl::Status CheckBatchFits(int batch, const Shape& inputs) {
   return absl::OkStatus();
 }
 
-// A ratio's numerator and denominator are other metrics of the spec (or "loss").
-absl::Status CheckRatio(const ExperimentSpec& spec, int i) {
-  std::vector<std::string> others = {"loss"};
-  for (int k = 0; k < spec.metric_size(); ++k) {
-    if (k != i) others.push_back(spec.metric(k).name());
-  }
-  const MetricRatio& ratio = spec.metric(i).ratio();
-  for (const auto& [part, name] : {std::make_pair("numerator", ratio.numerator()),
-                                   std::make_pair("denominator", ratio.denominator())}) {
-    if (std::find(others.begin(), others.end(), name) == others.end()) {
-      return FieldError(absl::StrCat("metric[", i, "].ratio.", part),
-                        absl::StrCat("no other metric '", name, "'; metrics: ",
-                                     absl::StrJoin(others, ", ")));
-    }
-  }
-  return absl::OkStatus();
-}
-
 // The model's first layer and its loss check the values of a data set.
 // Errors name the model field that rejects the data ("model.layer[0].config.vocab_size").
 template <typename T>
@@ -191,21 +174,11 @@ class TypedTrialRunner : public TrialRunner {
     runner->optimizer_ = std::move(*optimizer);
 
     runner->names_.push_back("loss");
+    for (const MetricSpec& metric : spec.metric()) runner->names_.push_back(metric.name());
     for (int i = 0; i < spec.metric_size(); ++i) {
-      if (spec.metric(i).has_ratio()) {
-        RETURN_IF_ERROR(CheckRatio(spec, i));
-        runner->metrics_.push_back(nullptr);
-        runner->names_.push_back(spec.metric(i).name());
-        runner->final_only_.push_back(spec.metric(i).final_only());
-        continue;
-      }
-      // Validation passes get their own stream, fixed per trial.
-      auto metric = CreateMetricEvaluator<T>(spec.metric(i), *runner->model_, *runner->dataset_,
-                                             StreamSeed(spec.training().seed(), 0x5eed),
-                                             threads);
+      auto metric = runner->CreateMetric(spec.metric(i), i, threads);
       if (!metric.ok()) return PrefixErrorField(absl::StrCat("metric[", i, "]"), metric.status());
       runner->metrics_.push_back(std::move(*metric));
-      runner->names_.push_back(spec.metric(i).name());
       runner->final_only_.push_back(spec.metric(i).final_only());
     }
     return std::unique_ptr<TrialRunner>(std::move(runner));
@@ -238,6 +211,7 @@ class TypedTrialRunner : public TrialRunner {
         training.has_checkpoint_seconds() ? training.checkpoint_seconds() : 60.0);
     auto last_report = std::chrono::steady_clock::now(), last_checkpoint = last_report;
     for (int64_t step = result.resumed_at_step;; ++step) {
+      TestHookBeforeStep(step);
       if (stop && stop()) {
         if (!checkpoint.empty() && step > 0) {
           RETURN_IF_ERROR(Save(checkpoint, spec_text, step, result, last_loss));
@@ -411,7 +385,7 @@ class TypedTrialRunner : public TrialRunner {
           &result->arrays));
     }
     for (size_t m = 0; m < metrics_.size(); ++m) {
-      if (metrics_[m] == nullptr || (final_only_[m] && step != spec_.training().steps())) continue;
+      if (final_only_[m] && step != spec_.training().steps()) continue;
       const NpyArrays arrays = metrics_[m]->Arrays();
       if (arrays.empty()) continue;
       const std::string dir = "solutions/" + names_[m + 1] + "/";
@@ -455,7 +429,7 @@ class TypedTrialRunner : public TrialRunner {
   // Whether a metric reads the training batch's forward pass.
   bool ReadsTrainingForward() const {
     for (const auto& metric : metrics_) {
-      if (metric != nullptr && metric->reads_training_forward()) return true;
+      if (metric->inputs().empty() && metric->reads_training_forward()) return true;
     }
     return false;
   }
@@ -488,7 +462,7 @@ class TypedTrialRunner : public TrialRunner {
   absl::Status EvaluateMetrics(int64_t step, bool training_forward, const Batch<T>& batch,
                                TrialResult* result) {
     for (size_t m = 0; m < metrics_.size(); ++m) {
-      if (metrics_[m] == nullptr) continue;  // a ratio, below
+      if (!metrics_[m]->inputs().empty()) continue;  // a metric of metrics, below
       if (metrics_[m]->reads_training_forward() != training_forward) continue;
       if (final_only_[m] && step != spec_.training().steps()) continue;
       absl::StatusOr<double> value = metrics_[m]->Evaluate(*model_, batch);
@@ -500,14 +474,19 @@ class TypedTrialRunner : public TrialRunner {
       result->points.push_back({step, names_[m + 1], *value});
     }
     if (training_forward) return absl::OkStatus();
-    // Ratios last (in spec order, so one may divide another): where both values are logged.
+    // Metrics of metrics last (in spec order, so one may read another): where all their inputs
+    // are logged.
     for (size_t m = 0; m < metrics_.size(); ++m) {
-      if (metrics_[m] != nullptr) continue;
-      const MetricRatio& ratio = spec_.metric(static_cast<int>(m)).ratio();
-      const std::optional<double> numerator = AtStep(*result, step, ratio.numerator());
-      const std::optional<double> denominator = AtStep(*result, step, ratio.denominator());
-      if (!numerator || !denominator) continue;
-      result->points.push_back({step, names_[m + 1], *numerator / *denominator});
+      const std::vector<std::string> inputs = metrics_[m]->inputs();
+      if (inputs.empty()) continue;
+      std::vector<double> values;
+      for (const std::string& input : inputs) {
+        const std::optional<double> value = AtStep(*result, step, input);
+        if (!value) break;
+        values.push_back(*value);
+      }
+      if (values.size() != inputs.size()) continue;
+      result->points.push_back({step, names_[m + 1], metrics_[m]->Combine(values)});
     }
     return absl::OkStatus();
   }
@@ -524,12 +503,41 @@ class TypedTrialRunner : public TrialRunner {
   TypedTrialRunner(const ExperimentSpec& spec, int threads)
       : spec_(spec), ctx_(spec.training().seed(), threads) {}
 
+  // The metric plugin `spec` (the spec's metric[index]) names, set up on this trial's model and
+  // data. Errors are FieldErrors relative to the MetricSpec.
+  absl::StatusOr<std::unique_ptr<Metric<T>>> CreateMetric(const MetricSpec& spec, int index,
+                                                          int threads) const {
+    if (spec.plugin().empty()) {
+      return FieldError("plugin",
+                        absl::StrCat("missing: name a metric plugin (",
+                                     absl::StrJoin(MetricRegistry<T>().Names(), ", "), ")"));
+    }
+    ASSIGN_OR_RETURN(std::unique_ptr<Metric<T>> metric,
+                     MetricRegistry<T>().CreateAt(spec.plugin(), spec.config()));
+    // Validation passes and attacks get their own stream, fixed per trial.
+    MetricContext<T> context{*model_};
+    context.data.input_shape = dataset_->input_shape();
+    context.data.target_shape = dataset_->target_shape();
+    context.data.train = dataset_->train();
+    for (const NamedBatch<T>& set : dataset_->validation()) context.data.validation.push_back(&set);
+    context.data.marked_column = dataset_->marked_column();
+    context.seed = StreamSeed(spec_.training().seed(), 0x5eed);
+    context.threads = threads;
+    for (size_t k = 0; k < names_.size(); ++k) {
+      if (k != static_cast<size_t>(index) + 1) context.metrics.push_back(names_[k]);
+    }
+    if (absl::Status status = metric->Setup(context); !status.ok()) {
+      return PrefixErrorField("config", status);
+    }
+    return metric;
+  }
+
   ExperimentSpec spec_;
   ExecContext ctx_;
   std::shared_ptr<const Dataset<T>> dataset_;
   std::unique_ptr<Model<T>> model_;
   std::unique_ptr<Optimizer<T>> optimizer_;
-  std::vector<std::unique_ptr<MetricEvaluator<T>>> metrics_;
+  std::vector<std::unique_ptr<Metric<T>>> metrics_;
   Batch<T> micro_batch_;             // training.micro_batch_size: the samples of one pass
   std::vector<Matrix<T>> grad_sums_;  // and the gradients summed over the passes so far
   std::vector<std::string> names_;

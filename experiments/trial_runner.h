@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "attention/base/npy.h"
 #include "experiments/code_version.h"
 #include "experiments/experiment.pb.h"
-#include "experiments/npy.h"
 
 namespace attnlab {
 

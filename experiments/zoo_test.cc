@@ -24,7 +24,7 @@ constexpr char kZoo[] = R"pb(
   task {
     label: "3a"
     spec: "sparse_selection/3a.textproto"
-    set: "optimizer={ gd {} lr: 10 }"
+    set: "optimizer={ plugin: 'gd' lr: 10 }"
     set: "training.log_every=0"
     set: "training.log_step=[]"
     set: "sweep.seed=[0, 1]"

@@ -19,8 +19,13 @@ plugins from their configs (CONFIG_DEPS below).
 
 load("//tools/precompiled_header:cc_rules.bzl", "cc_binary", "cc_library", "cc_test")
 
-# What a plugin's code may use: the interfaces, registry, kernels (the op-level API) and base.
+# What a plugin's code may use: the interfaces, registry, kernels (the op-level API), base, the
+# analysis library and the solvers.
 PLUGIN_DEPS = [
+    "//attention/analysis:metrics",
+    "//attention/analysis:prompt_samples",
+    "//attention/analysis:robustness",
+    "//attention/analysis:token_selection",
     "//attention:layer",
     "//attention:mechanism",
     "//attention:metric",
@@ -31,7 +36,12 @@ PLUGIN_DEPS = [
     "//attention/kernels",
     "//attention/kernels/cuda:gpu_attention",
     "//datasets:dataset",
+    "//datasets:image_files",
+    "//datasets:wikitext_tokens",
+    "//solvers:max_margin_reference",
     "//solvers:optimizer",
+    "//solvers:pcp",
+    "//solvers:svm",
     "@com_google_absl//:statusor",
     "@com_google_absl//:strings",
     "@eigen",
@@ -39,9 +49,11 @@ PLUGIN_DEPS = [
 
 TEST_DEPS = [
     "//attention:gradient_check",
+    "//attention:metric_testing",
     "//attention:layer_testing",
     "//attention:mechanism_check",
     "//attention/kernels/cuda:device",
+    "//datasets:dataset_testing",
     "@com_google_googletest//:gtest_main",
     "@com_google_protobuf//:protobuf",
     "@tbb",
@@ -111,6 +123,7 @@ def attnlab_plugins():
                 name = test[len(path) + 1:-len(".cc")],
                 size = "small",
                 srcs = [test],
+                data = ["//datasets:testdata"],
                 deps = [":all"] + PLUGIN_DEPS + TEST_DEPS,
             )
         if native.glob([path + "/bench.cc"]):

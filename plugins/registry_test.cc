@@ -14,6 +14,7 @@
 #include "attention/gradient_check.h"
 #include "attention/mechanism_check.h"
 #include "attention/metric.h"
+#include "attention/metric_testing.h"
 #include "attention/plugin_registry.h"
 #include "datasets/dataset_plugin.h"
 #include "datasets/fixed_dataset.h"
@@ -21,6 +22,8 @@
 #include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
 #include "solvers/optimizer_registry.h"
+#include "solvers/schedule.h"
+#include "tbb/task_arena.h"
 
 namespace attnlab {
 namespace {
@@ -31,7 +34,7 @@ namespace {
 std::map<std::string, std::set<std::string>> DeclaredNames() {
   static const std::set<std::string> kKinds = {"LAYER",       "LOSS",      "CONFIGURED_LOSS",
                                                "REGULARIZER", "MECHANISM", "METRIC",
-                                               "DATASET",     "OPTIMIZER"};
+                                               "DATASET",     "OPTIMIZER", "SCHEDULE"};
   const std::string prefix = "ATTNLAB_REGISTER_";
   std::map<std::string, std::set<std::string>> names;
   for (const auto& file : std::filesystem::recursive_directory_iterator("plugins")) {
@@ -246,18 +249,21 @@ void CheckEveryExample(Registry<Base<double>>& registry, const Check& check) {
   }
 }
 
-// Metrics are checked on one model: an `attention` layer named "attn" (2 heads) under the
-// squared loss, after a training step on random data; their examples name that layer.
+// Metrics are checked on three models, each after a training step on random data, each with an
+// attention layer named "attn" that metric examples name: multi-head attention (2 heads) under
+// the squared loss, with a validation set "valid" and a marked input column; paper 1's prompt
+// layer under the logistic loss; and attention under a classifier (cross-entropy, class ids),
+// with a validation set "valid".
 template <typename T>
-struct ConformanceModel {
-  std::unique_ptr<Model<T>> model;
-  std::unique_ptr<FixedDataset<T>> data;
-};
-
-template <typename T>
-ConformanceModel<T> BuildConformanceModel() {
-  ModelSpec spec;
-  EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(R"pb(
+std::vector<MetricTestModel<T>> MetricConformanceModels() {
+  std::vector<MetricTestModel<T>> models;
+  Batch<T> train{Tensor<T>(Shape{3, 5, 4}), Tensor<T>(Shape{3, 5, 4})};
+  train.inputs.flat().setRandom();
+  train.targets.flat().setRandom();
+  for (int s = 0; s < 3; ++s) {
+    for (int t = 0; t < 5; ++t) train.inputs.sample(s)(t, 3) = (s + t) % 2;  // marks
+  }
+  models.push_back(BuildMetricTestModel<T>(R"pb(
     layer {
       name: "attn"
       plugin: "attention"
@@ -267,36 +273,80 @@ ConformanceModel<T> BuildConformanceModel() {
         }
       }
     }
-    loss { plugin: "squared" })pb", &spec));
-  Batch<T> train{Tensor<T>(Shape{3, 5, 4}), Tensor<T>(Shape{3, 5, 4})};
-  train.inputs.flat().setRandom();
-  train.targets.flat().setRandom();
-  ExecContext ctx(1);
-  auto model = Model<T>::Create(spec, train.inputs.shape(), train.targets.shape(), ctx);
-  EXPECT_TRUE(model.ok()) << model.status();
-  ConformanceModel<T> built{std::move(*model), std::make_unique<FixedDataset<T>>(std::move(train))};
-  built.model->TrainStep(built.data->train()->inputs, built.data->train()->targets, ctx);
-  return built;
+    loss { plugin: "squared" })pb", train));
+  models.back().validation.push_back({"valid", train});
+  models.back().marked_column = 3;
+
+  Batch<T> sequences{Tensor<T>(Shape{4, 3, 3}), Tensor<T>(Shape{4, 1, 1})};
+  sequences.inputs.flat().setRandom();
+  sequences.targets.flat() << 1, -1, 1, -1;
+  models.push_back(BuildMetricTestModel<T>(R"pb(
+    layer {
+      name: "attn"
+      plugin: "prompt"
+      config {
+        [type.googleapis.com/attnlab.plugins.PromptAttentionConfig] {
+          p { value: [ 0.5, -0.2, 0.1 ] }
+          v { value: [ 1, 0.5, -0.3 ] }
+        }
+      }
+    }
+    loss { plugin: "logistic" })pb", sequences));
+
+  Batch<T> images{Tensor<T>(Shape{6, 5, 4}), Tensor<T>(Shape{6, 1, 1})};
+  images.inputs.flat().setRandom();
+  images.targets.flat() << 0, 1, 2, 0, 1, 2;
+  models.push_back(BuildMetricTestModel<T>(R"pb(
+    layer {
+      name: "attn"
+      plugin: "attention"
+      config { [type.googleapis.com/attnlab.plugins.AttentionConfig] { heads: 2 output_dim: 4 } }
+    }
+    layer {
+      plugin: "classifier"
+      config { [type.googleapis.com/attnlab.plugins.ClassifierConfig] { classes: 3 } }
+    }
+    loss { plugin: "cross_entropy" })pb", images));
+  models.back().validation.push_back({"valid", images});
+  for (MetricTestModel<T>& built : models) {
+    ExecContext ctx(1);
+    built.model->TrainStep(built.train.inputs, built.train.targets, ctx);
+  }
+  return models;
 }
 
-// Every example sets up, and evaluates to a finite number that a second evaluation repeats
-// (a metric reads the model, it does not change it), in float and double.
+// Every example sets up on one of the conformance models, and evaluates there to a finite
+// number that a second evaluation repeats (a metric reads the model, it does not change it),
+// in float and double. A metric of metrics combines finite values into a finite one.
 template <typename T>
 void CheckMetric(const std::string& name, const google::protobuf::Any& config) {
-  ConformanceModel<T> built = BuildConformanceModel<T>();
-  auto metric = MetricRegistry<T>().Create(name, config);
-  ASSERT_TRUE(metric.ok()) << metric.status();
-  absl::Status setup = (*metric)->Setup({*built.model, *built.data, /*seed=*/1, /*threads=*/1});
-  ASSERT_TRUE(setup.ok()) << setup;
-  absl::StatusOr<double> first = (*metric)->Evaluate(*built.model, *built.data->train());
-  absl::StatusOr<double> second = (*metric)->Evaluate(*built.model, *built.data->train());
-  ASSERT_TRUE(first.ok()) << first.status();
-  ASSERT_TRUE(second.ok()) << second.status();
-  EXPECT_TRUE(std::isfinite(*first)) << *first;
-  EXPECT_EQ(*first, *second);
+  std::vector<MetricTestModel<T>> models = MetricConformanceModels<T>();
+  std::string refusals;
+  for (MetricTestModel<T>& built : models) {
+    auto metric = MetricRegistry<T>().Create(name, config);
+    ASSERT_TRUE(metric.ok()) << metric.status();
+    absl::Status setup = (*metric)->Setup(built.Context({"loss", "other"}));
+    if (!setup.ok()) {
+      absl::StrAppend(&refusals, "; ", setup.message());
+      continue;
+    }
+    if (!(*metric)->inputs().empty()) {
+      EXPECT_TRUE(std::isfinite((*metric)->Combine(std::vector<double>(
+          (*metric)->inputs().size(), 2.0))));
+      return;
+    }
+    absl::StatusOr<double> first = (*metric)->Evaluate(*built.model, built.train);
+    absl::StatusOr<double> second = (*metric)->Evaluate(*built.model, built.train);
+    ASSERT_TRUE(first.ok()) << first.status();
+    ASSERT_TRUE(second.ok()) << second.status();
+    EXPECT_TRUE(std::isfinite(*first)) << *first;
+    EXPECT_EQ(*first, *second);
+    return;
+  }
+  ADD_FAILURE() << "sets up on none of the conformance models" << refusals;
 }
 
-TEST(PluginRegistryTest, EveryMetricEvaluatesOnTheConformanceModel) {
+TEST(PluginRegistryTest, EveryMetricEvaluatesOnAConformanceModel) {
   for (const std::string& name : MetricRegistry<double>().Names()) {
     EXPECT_FALSE(MetricRegistry<double>().Find(name)->examples.empty())
         << name << ": register an example config for layer 'attn'";
@@ -347,12 +397,10 @@ TEST(PluginRegistryTest, EveryDatasetDrawsBatchesOfItsShape) {
 // checkpoint taken after 3 steps continues as the uninterrupted optimizer does, bit for bit.
 template <typename T>
 void CheckOptimizer(const std::string& name, const google::protobuf::Any& config) {
-  OptimizerSpec rate;
-  rate.set_lr(0.01);
   auto make = [&]() {
     auto optimizer = OptimizerRegistry<T>().Create(name, config);
     EXPECT_TRUE(optimizer.ok()) << optimizer.status();
-    (*optimizer)->UseRate(rate);
+    (*optimizer)->UseRate(0.01);
     return std::move(*optimizer);
   };
   Parameter<T> x;
@@ -380,13 +428,59 @@ void CheckOptimizer(const std::string& name, const google::protobuf::Any& config
   steps(*uninterrupted, x, 3, 6);
   steps(*resumed, resumed_x, 3, 6);
   EXPECT_EQ(x.value, resumed_x.value);
+
+  // Updates are element-wise in blocks split over the threads: two threads give one's bits, for
+  // a parameter of many blocks with a partial last one.
+  std::vector<Parameter<T>> runs(2);
+  for (int threads = 1; threads <= 2; ++threads) {
+    Parameter<T>& p = runs[threads - 1];
+    p.name = "big";
+    p.value = Matrix<T>(1024 * 70 + 3, 1);
+    for (Eigen::Index i = 0; i < p.value.size(); ++i) {
+      p.value.data()[i] = static_cast<T>(std::sin(0.37 * double(i)));
+    }
+    ExecContext threaded(1, threads);
+    tbb::task_arena arena(threads);
+    auto optimizer = make();
+    arena.execute([&] {
+      for (int step = 0; step < 3; ++step) {
+        p.grad = p.value;
+        optimizer->Step({&p}, step, threaded);
+      }
+    });
+  }
+  EXPECT_TRUE(runs[0].value == runs[1].value) << "1 and 2 threads differ";
 }
 
-TEST(PluginRegistryTest, EveryOptimizerDescendsAndResumes) {
+TEST(PluginRegistryTest, EveryOptimizerDescendsResumesAndIgnoresThreads) {
   CheckEveryExample<Optimizer>(OptimizerRegistry<double>(),
                                [](const auto& name, const auto& config, auto tag) {
                                  CheckOptimizer<decltype(tag)>(name, config);
                                });
+}
+
+}  // namespace
+}  // namespace attnlab
+
+namespace attnlab {
+namespace {
+
+// A schedule's factor is finite and positive at every step, under its default config or each
+// example.
+TEST(PluginRegistryTest, EveryScheduleGivesPositiveFactors) {
+  Registry<Schedule>& registry = ScheduleRegistry();
+  EXPECT_EQ(Names(registry), DeclaredNames()["SCHEDULE"]);
+  for (const std::string& name : registry.Names()) {
+    for (const google::protobuf::Any& config : Configs(*registry.Find(name))) {
+      SCOPED_TRACE(name + " " + config.ShortDebugString());
+      auto schedule = registry.Create(name, config);
+      ASSERT_TRUE(schedule.ok()) << schedule.status();
+      for (int64_t step = 0; step <= 100; ++step) {
+        const double factor = (*schedule)->Factor(step);
+        EXPECT_TRUE(std::isfinite(factor) && factor > 0) << "step " << step << ": " << factor;
+      }
+    }
+  }
 }
 
 }  // namespace

@@ -3,13 +3,10 @@
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "attention/base/field_error.h"
 #include "attention/base/status_macros.h"
-#include "solvers/adam.h"
-#include "solvers/normalized_gd.h"
 #include "solvers/optimizer_registry.h"
-#include "solvers/schedule.h"
-#include "solvers/sgd.h"
 
 namespace attnlab {
 
@@ -44,61 +41,25 @@ absl::Status Optimizer<T>::RestoreMatrices(const std::vector<Parameter<T>*>& par
 
 template <typename T>
 double Optimizer<T>::LearningRate(int64_t step) const {
-  return spec_.lr() * ScheduleFactor(spec_.schedule(), step);
+  return schedule_ == nullptr ? lr_ : lr_ * schedule_->Factor(step);
 }
 
 template <typename T>
 absl::StatusOr<std::unique_ptr<Optimizer<T>>> CreateOptimizer(const OptimizerSpec& spec) {
+  if (spec.plugin().empty()) {
+    return FieldError("plugin",
+                      absl::StrCat("missing: name an optimizer plugin (",
+                                   absl::StrJoin(OptimizerRegistry<T>().Names(), ", "), ")"));
+  }
   if (!(spec.lr() > 0) || !std::isfinite(spec.lr())) {
     return FieldError("lr", "missing or invalid: the learning rate must be > 0");
   }
-  if (absl::Status status = ValidateSchedule(spec.schedule()); !status.ok()) {
-    return PrefixErrorField("schedule", status);
-  }
-  if (!spec.plugin().empty()) {
-    if (spec.method_case() != OptimizerSpec::METHOD_NOT_SET) {
-      return FieldError("plugin", "give an optimizer plugin or one of the built-in methods, not both");
-    }
-    ASSIGN_OR_RETURN(std::unique_ptr<Optimizer<T>> optimizer,
-                     OptimizerRegistry<T>().CreateAt(spec.plugin(), spec.config()));
-    optimizer->UseRate(spec);
-    return optimizer;
-  }
-  switch (spec.method_case()) {
-    case OptimizerSpec::kGd:
-      return std::unique_ptr<Optimizer<T>>(new SgdOptimizer<T>(spec, Sgd()));
-    case OptimizerSpec::kNormalizedGd:
-      if (spec.normalized_gd().eps() < 0) return FieldError("normalized_gd.eps", "must be >= 0");
-      return std::unique_ptr<Optimizer<T>>(new NormalizedGdOptimizer<T>(spec, spec.normalized_gd()));
-    case OptimizerSpec::kSgd:
-      if (spec.sgd().momentum() < 0 || spec.sgd().momentum() >= 1) {
-        return FieldError("sgd.momentum", "must be in [0, 1)");
-      }
-      if (spec.sgd().nesterov() && spec.sgd().momentum() == 0) {
-        return FieldError("sgd.nesterov", "needs momentum > 0");
-      }
-      return std::unique_ptr<Optimizer<T>>(new SgdOptimizer<T>(spec, spec.sgd()));
-    case OptimizerSpec::kAdam:
-    case OptimizerSpec::kAdamw: {
-      const bool decoupled = spec.method_case() == OptimizerSpec::kAdamw;
-      const Adam& adam = decoupled ? spec.adamw() : spec.adam();
-      const char* field = decoupled ? "adamw" : "adam";
-      for (auto [name, has, value] : {std::tuple{"beta1", adam.has_beta1(), adam.beta1()},
-                                      std::tuple{"beta2", adam.has_beta2(), adam.beta2()}}) {
-        if (has && (value < 0 || value >= 1)) {
-          return FieldError(std::string(field) + "." + name, "must be in [0, 1)");
-        }
-      }
-      if (adam.has_eps() && !(adam.eps() > 0)) {
-        return FieldError(std::string(field) + ".eps", "must be > 0");
-      }
-      return std::unique_ptr<Optimizer<T>>(new AdamOptimizer<T>(spec, adam, decoupled));
-    }
-    case OptimizerSpec::METHOD_NOT_SET:
-      break;
-  }
-  return FieldError("method", "missing required field: one of gd, normalized_gd, sgd, adam, adamw, "
-                              "or an optimizer plugin (plugin)");
+  absl::StatusOr<std::unique_ptr<Schedule>> schedule = CreateSchedule(spec.schedule());
+  if (!schedule.ok()) return PrefixErrorField("schedule", schedule.status());
+  ASSIGN_OR_RETURN(std::unique_ptr<Optimizer<T>> optimizer,
+                   OptimizerRegistry<T>().CreateAt(spec.plugin(), spec.config()));
+  optimizer->UseRate(spec.lr(), std::move(*schedule));
+  return optimizer;
 }
 
 template class Optimizer<float>;

@@ -1,5 +1,6 @@
-// Optimizers update a model's parameters from their gradients. Which one, and its schedule, are
-// data in the spec (OptimizerSpec).
+// Optimizers update a model's parameters from their gradients. Optimizers are plugins
+// (plugins/optimizers/, solvers/optimizer_registry.h), built from their config message and then
+// given the spec's learning rate and schedule (OptimizerSpec).
 #ifndef ATTNLAB_SOLVERS_OPTIMIZER_H_
 #define ATTNLAB_SOLVERS_OPTIMIZER_H_
 
@@ -9,23 +10,25 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "attention/base/state_io.h"
 #include "attention/exec_context.h"
 #include "attention/kernels/parallel.h"
 #include "attention/parameter.h"
-#include "attention/base/state_io.h"
 #include "solvers/optimizer.pb.h"
+#include "solvers/schedule.h"
 
 namespace attnlab {
 
 template <typename T>
 class Optimizer {
  public:
-  explicit Optimizer(const OptimizerSpec& spec) : spec_(spec) {}
   virtual ~Optimizer() = default;
 
-  // The learning rate and schedule of `spec` (a plugin is built from its config alone, then
-  // given them).
-  void UseRate(const OptimizerSpec& spec) { spec_ = spec; }
+  // The base learning rate and its schedule (null: constant); CreateOptimizer gives the spec's.
+  void UseRate(double lr, std::shared_ptr<const Schedule> schedule = nullptr) {
+    lr_ = lr;
+    schedule_ = std::move(schedule);
+  }
 
   // One update of every parameter that is not frozen, at 0-based step `step`, on ctx's threads
   // (element-wise updates: the result does not depend on the thread count). The parameter list
@@ -46,6 +49,7 @@ class Optimizer {
  protected:
   Optimizer() = default;
 
+  // One update with learning rate `lr`.
   virtual void Apply(const std::vector<Parameter<T>*>& params, T lr, ExecContext& ctx) = 0;
 
   // Calls body(start, n) for consecutive blocks of `size` entries, on ctx's threads. Each
@@ -69,10 +73,12 @@ class Optimizer {
                                       std::vector<Matrix<T>>* state, StateReader* in);
 
  private:
-  OptimizerSpec spec_;
+  double lr_ = 0;
+  std::shared_ptr<const Schedule> schedule_;
 };
 
-// Errors are FieldErrors relative to the OptimizerSpec.
+// The optimizer plugin the spec names, with its learning rate and schedule. Errors are
+// FieldErrors relative to the OptimizerSpec.
 template <typename T>
 absl::StatusOr<std::unique_ptr<Optimizer<T>>> CreateOptimizer(const OptimizerSpec& spec);
 

@@ -2,7 +2,7 @@
 #include <cstdint>
 #include <cstdlib>
 
-#include "datasets/wikitext.h"
+#include "datasets/wikitext_tokens.h"
 #include "tools/fuzz/temp_file.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

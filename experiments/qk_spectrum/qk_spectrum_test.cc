@@ -21,23 +21,21 @@ description: "a tiny LM on a repeated line"
 model {
   dtype: DOUBLE
   layer { name: "embed" plugin: "embedding"
-    config { [type.googleapis.com/attnlab.plugins.EmbeddingConfig] { vocab_size: 16 dim: 16 max_len: 15 } } }
+    config { vocab_size: 16 dim: 16 max_len: 15 } }
   layer { name: "block0" plugin: "transformer_block"
-    config { [type.googleapis.com/attnlab.plugins.TransformerBlockConfig] {
-      ffn_hidden: 32
-      attention { plugin: "attention" config { [type.googleapis.com/attnlab.plugins.AttentionConfig] {
-        heads: 2 qk_dim: 8 bias: true output_dim: 16 causal: true } } } } } }
+    config { ffn_hidden: 32
+      attention { plugin: "attention" config { heads: 2 qk_dim: 8 bias: true output_dim: 16 causal: true } } } }
   loss { plugin: "lm_cross_entropy"
-    config { [type.googleapis.com/attnlab.plugins.LmHeadConfig] { vocab_size: 16 bias: true } } }
+    config { vocab_size: 16 bias: true } }
   regularizer { plugin: "locater"
-    config { [type.googleapis.com/attnlab.plugins.RegularizerConfig] { lambda: 0 } } }
+    config { lambda: 0 } }
 }
-dataset { wikitext { train: "../../datasets/testdata/wikitext_tiny/repeated.tokens"
+dataset { plugin: "wikitext" config { train: "../../datasets/testdata/wikitext_tiny/repeated.tokens"
                      seq_len: 15 vocab_size: 16 } }
-optimizer { adam {} lr: 0.01 }
+optimizer { plugin: "adam" lr: 0.01 }
 training { steps: 300 log_every: 100 }
-metric { name: "eig_var" qk_spectrum { layer: "block0/attn" statistic: VARIANCE } }
-metric { name: "entropy" attention_entropy { layer: "block0/attn" } }
+metric { name: "eig_var" plugin: "qk_spectrum" config { layer: "block0/attn" statistic: VARIANCE } }
+metric { name: "entropy" plugin: "attention_entropy" config { layer: "block0/attn" } }
 )pb";
 
 ExperimentResult RunText(const std::string& text, const std::string& out) {
@@ -78,19 +76,20 @@ TEST(QkSpectrumTest, ModelGradientsWithLocaterMatchFiniteDifferences) {
   // Smaller, and a penalty large enough to matter.
   spec.mutable_layer(0)->mutable_config()->Clear();
   spec.mutable_regularizer(0)->mutable_config()->Clear();
-  ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(
-      R"pb(layer { name: "embed" plugin: "embedding" config {
-             [type.googleapis.com/attnlab.plugins.EmbeddingConfig] { vocab_size: 5 dim: 4 max_len: 3 } } }
+  auto small = ParseSpecText(
+      R"pb(model { layer { name: "embed" plugin: "embedding" config {
+             vocab_size: 5 dim: 4 max_len: 3 } }
            layer { name: "block0" plugin: "transformer_block" config {
-             [type.googleapis.com/attnlab.plugins.TransformerBlockConfig] { ffn_hidden: 3
+             ffn_hidden: 3
                attention { plugin: "attention" config {
-                 [type.googleapis.com/attnlab.plugins.AttentionConfig] {
-                   heads: 2 qk_dim: 2 value_dim: 2 bias: true output_dim: 4 causal: true } } } } } }
+                 heads: 2 qk_dim: 2 value_dim: 2 bias: true output_dim: 4 causal: true } } } }
            loss { plugin: "lm_cross_entropy" config {
-             [type.googleapis.com/attnlab.plugins.LmHeadConfig] { vocab_size: 5 bias: true } } }
+             vocab_size: 5 bias: true } }
            regularizer { plugin: "locater" config {
-             [type.googleapis.com/attnlab.plugins.RegularizerConfig] { lambda: 0.7 } } })pb",
-      &spec));
+             lambda: 0.7 } } })pb",
+      "small.textproto");
+  ASSERT_TRUE(small.ok()) << small.status();
+  spec = small->spec.model();
   ExecContext ctx(4);
   auto model = Model<double>::Create(spec, {2, 3, 1}, {2, 3, 1}, ctx);
   ASSERT_TRUE(model.ok()) << model.status();

@@ -457,20 +457,18 @@ void WriteTinySpec(const std::string& dir, const std::string& name) {
                     name: "attention"
                     plugin: "prompt"
                     config {
-                      [type.googleapis.com/attnlab.plugins.PromptAttentionConfig] {
-                        scale: 1
-                        w { init: IDENTITY frozen: true }
-                        v {
-                          value: [ 0, 1 ]
-                          frozen: true
-                        }
+                      scale: 1
+                      w { init: IDENTITY frozen: true }
+                      v {
+                        value: [ 0, 1 ]
+                        frozen: true
                       }
                     }
                   }
                   loss { plugin: "logistic" }
                 }
                 dataset {
-                  sequences {
+                  plugin: "sequences" config {
                     sequence {
                       token { x: [ 1, 1 ] }
                       token { x: [ 0, 0.5 ] }
@@ -478,13 +476,13 @@ void WriteTinySpec(const std::string& dir, const std::string& name) {
                   }
                 }
                 optimizer {
-                  normalized_gd {}
+                  plugin: "normalized_gd"
                   lr: 0.1
                 }
                 training { steps: 20 log_every: 10 }
                 metric {
                   name: "corr"
-                  max_margin { layer: "attention" }
+                  plugin: "max_margin" config { layer: "attention" }
                 })pb")
                   .ok());
 }

@@ -30,18 +30,18 @@ TEST(RpcRobustnessTest, VitTrainsAboveChanceAndAttacksLowerAccuracy) {
               { label: "rpc_all_n2_l4"
                 set { field: "model.layer[1].config.attention.config.mechanism" value: "rpc" }
                 set { field: "model.layer[1].config.attention.config.mechanism_config"
-                      value: "{ [type.googleapis.com/attnlab.plugins.RpcConfig] { iterations: 2 } }" }
+                      value: "{ iterations: 2 }" }
                 set { field: "model.layer[2].config.attention.config.mechanism" value: "rpc" }
                 set { field: "model.layer[2].config.attention.config.mechanism_config"
-                      value: "{ [type.googleapis.com/attnlab.plugins.RpcConfig] { iterations: 2 } }" }
+                      value: "{ iterations: 2 }" }
               }])"},
            {"metric", R"([
-              { name: "clean" accuracy { set: "test" } },
-              { name: "fgsm6" accuracy { set: "test" fgsm { epsilon: 0.0235294 }
+              { name: "clean" plugin: 'accuracy' config { set: "test" } },
+              { name: "fgsm6" plugin: 'accuracy' config { set: "test" fgsm { epsilon: 0.0235294 }
                                          attack_labels: PREDICTED_LABELS } final_only: true },
-              { name: "fgsm_big" accuracy { set: "test" fgsm { epsilon: 0.1 }
+              { name: "fgsm_big" plugin: 'accuracy' config { set: "test" fgsm { epsilon: 0.1 }
                                             attack_labels: PREDICTED_LABELS } final_only: true },
-              { name: "pgd6" accuracy { set: "test" pgd { epsilon: 0.0235294 step_size: 0.0035294
+              { name: "pgd6" plugin: 'accuracy' config { set: "test" pgd { epsilon: 0.0235294 step_size: 0.0035294
                                                           random_start: true }
                                         attack_labels: PREDICTED_LABELS } final_only: true }])"},
            {"report.metric", R"(["clean", "fgsm6", "fgsm_big", "pgd6"])"}}) {

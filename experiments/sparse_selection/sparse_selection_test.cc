@@ -29,7 +29,7 @@ void Set(ParsedSpec* parsed, const std::string& field, const std::string& value)
 
 // 3a's schedule shortened: eta 10, 1,500 steps of 128 samples, logged every 100.
 void Shorten(ParsedSpec* parsed) {
-  Set(parsed, "optimizer", "{ gd {} lr: 10 }");
+  Set(parsed, "optimizer", "{ plugin: \"gd\" lr: 10 }");
   Set(parsed, "training.steps", std::to_string(kSteps));
   Set(parsed, "training.batch_size", "128");
   Set(parsed, "training.log_every", "100");
@@ -75,7 +75,7 @@ TEST(SparseSelectionTest, Setup3dMonteCarloFloorFallsWithWidthAndUnitNorms) {
       { label: "680" set { field: "model.layer[0].config.encoding_dim" value: "680" } }])");
   Set(&spec, "sweep.axis[2].value", R"(["5", "6", "7", "8"])");
   Set(&spec, "training.batch_size", "500");
-  Set(&spec, "dataset.sparse_selection.validation_size", "500");
+  Set(&spec, "dataset.config.validation_size", "500");
   const ExperimentResult result = RunSpec(spec, "3d_floor");
   std::map<std::string, double> floor;  // "encodings d_e" -> min over c of err_T200
   for (size_t i = 0; i < result.trials.size(); ++i) {
@@ -98,7 +98,7 @@ TEST(SparseSelectionTest, Setup3dTrainedFloorFallsWithWidthAndUnitNorms) {
   Set(&width, "sweep.axis[0].point", R"([{ label: "170" },
       { label: "340" set { field: "model.layer[0].config.encoding_dim" value: "340" }
                      set { field: "optimizer.lr" value: "20" } }])");
-  Set(&width, "dataset.sparse_selection.validation_size", "500");
+  Set(&width, "dataset.config.validation_size", "500");
   const ExperimentResult widths = RunSpec(width, "3d");
   const double err170 = widths.results[0]->Final("err_T200");
   const double err340 = widths.results[1]->Final("err_T200");
@@ -110,7 +110,7 @@ TEST(SparseSelectionTest, Setup3dTrainedFloorFallsWithWidthAndUnitNorms) {
   Set(&encodings, "sweep.axis[0].point", R"([{ label: "normal" },
       { label: "sphere" set { field: "model.layer[0].config.sampler" value: "FULL" }
                         set { field: "model.layer[0].config.distribution" value: "SPHERE" } }])");
-  Set(&encodings, "dataset.sparse_selection.validation_size", "500");
+  Set(&encodings, "dataset.config.validation_size", "500");
   // In 3d's store: its normal trial is 3d's d_e = 170 one, reused.
   const ExperimentResult distributions = RunSpec(encodings, "3d");
   const double normal = distributions.results[0]->Final("err_T200");
@@ -128,11 +128,11 @@ TEST(SparseSelectionTest, Setup3cFcNetOfComparableSizeFails) {
   Set(&spec, "sweep.axis[0].value",
       "['model { dtype: FLOAT loss { plugin: \"squared\" } layer { name: \"attention\" "
       "plugin: \"sparse_select\" config { [type.googleapis.com/attnlab.plugins.SparseSelectConfig] "
-      "{ encoding_dim: 170 sampler: PROJECTED } } } } optimizer { gd {} lr: 10 } " + schedule + "',"
+      "{ encoding_dim: 170 sampler: PROJECTED } } } } optimizer { plugin: \"gd\" lr: 10 } " + schedule + "',"
       "'model { dtype: FLOAT loss { plugin: \"squared\" } layer { name: \"mlp\" plugin: \"fc_net\" "
       "config { [type.googleapis.com/attnlab.plugins.FcNetConfig] { hidden: 24 output_dim: 5 "
       "init: TORCH_LINEAR } } } } "
-      "optimizer { adam {} lr: 0.001 } " + schedule + "']");
+      "optimizer { plugin: \"adam\" lr: 0.001 } " + schedule + "']");
   Set(&spec, "sweep.axis[0].label", "['attention', 'fc m=24']");
   Set(&spec, "sweep.seed", "[0]");
   const ExperimentResult result = RunSpec(spec, "3c");

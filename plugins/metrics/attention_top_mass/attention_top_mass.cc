@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "attention/base/field_error.h"
+#include "attention/metric_lookups.h"
 
 namespace attnlab {
 
@@ -22,16 +23,7 @@ absl::StatusOr<std::unique_ptr<AttentionTopMass<T>>> AttentionTopMass<T>::Create
 
 template <typename T>
 absl::Status AttentionTopMass<T>::Setup(const MetricContext<T>& context) {
-  Layer<T>* layer = context.model.FindLayer(config_.layer());
-  if (layer == nullptr) {
-    return FieldError("layer", absl::StrCat("no layer '", config_.layer(), "'; layers: ",
-                                            absl::StrJoin(context.model.LayerPaths(), ", ")));
-  }
-  layer_ = layer->AsAttention();
-  if (layer_ == nullptr) {
-    return FieldError("layer",
-                      absl::StrCat("layer '", config_.layer(), "' is not an attention layer"));
-  }
+  ASSIGN_OR_RETURN(layer_, FindAttentionLayer(context.model, config_.layer()));
   return absl::OkStatus();
 }
 

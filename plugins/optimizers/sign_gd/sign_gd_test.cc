@@ -10,9 +10,7 @@ std::unique_ptr<Optimizer<double>> Make(double momentum, double lr) {
   config.set_momentum(momentum);
   auto made = SignGd<double>::Create(config);
   EXPECT_TRUE(made.ok()) << made.status();
-  OptimizerSpec spec;
-  spec.set_lr(lr);
-  (*made)->UseRate(spec);
+  (*made)->UseRate(lr);
   return std::unique_ptr<Optimizer<double>>(std::move(*made));
 }
 
