@@ -10,6 +10,7 @@
 #include "attention/base/field_error.h"
 #include "attention/gradient_check.h"
 #include "attention/mechanism.h"
+#include "attention/plugin_field.pb.h"
 #include "attention/registry.h"
 #include "google/protobuf/any.pb.h"
 #include "google/protobuf/dynamic_message.h"
@@ -58,15 +59,14 @@ absl::StatusOr<std::unique_ptr<Layer<T>>> MakeLayer(const std::string& layer,
   return made;
 }
 
-// Tokens at random; for sparse_select, the last column marks y = {1, 3}.
-Tensor<double> FormInput(const std::string& layer, const Shape& input) {
+// Tokens at random, the last column marking tokens 1 and 3 (the layers that read marks, as
+// paper 3's does its set y, take them; the others take the column as data).
+Tensor<double> FormInput(const Shape& input) {
   Tensor<double> x(input);
   x.flat().setRandom();
-  if (layer == "sparse_select") {
-    for (int b = 0; b < input.batch; ++b) {
-      x.sample(b).col(input.cols - 1).setZero();
-      x.sample(b)(1, input.cols - 1) = x.sample(b)(3, input.cols - 1) = 1;
-    }
+  for (int b = 0; b < input.batch; ++b) {
+    x.sample(b).col(input.cols - 1).setZero();
+    x.sample(b)(1, input.cols - 1) = x.sample(b)(3, input.cols - 1) = 1;
   }
   return x;
 }
@@ -76,7 +76,7 @@ absl::Status CheckForm(const std::string& layer, const google::protobuf::Any& co
   ASSIGN_OR_RETURN(std::unique_ptr<Layer<double>> in_double,
                    MakeLayer<double>(layer, config, input));
   ASSIGN_OR_RETURN(std::unique_ptr<Layer<float>> in_float, MakeLayer<float>(layer, config, input));
-  Tensor<double> x = FormInput(layer, input), out;
+  Tensor<double> x = FormInput(input), out;
   ExecContext ctx(3), ctx_float(3);  // one stream each: the same draws (paper 3's encodings)
   in_double->Forward(x, &out, ctx);
   if (!out.flat().allFinite()) return absl::InternalError("forward is not finite");
@@ -93,8 +93,17 @@ absl::Status CheckForm(const std::string& layer, const google::protobuf::Any& co
   return CheckLayerGradients(*in_double, x);
 }
 
-// The layer's config `form` (text) with the mechanism set: fields `mechanism` and
-// `mechanism_config` of the layer's config message.
+// The field of a layer's config message that names its mechanism (plugin_kind "mechanism"), or
+// null: the layer hosts none.
+const google::protobuf::FieldDescriptor* MechanismField(const google::protobuf::Descriptor* type) {
+  for (int i = 0; type != nullptr && i < type->field_count(); ++i) {
+    if (type->field(i)->options().GetExtension(plugin_kind) == "mechanism") return type->field(i);
+  }
+  return nullptr;
+}
+
+}  // namespace
+
 absl::StatusOr<google::protobuf::Any> WithMechanism(const std::string& layer,
                                                     const std::string& form,
                                                     const std::string& name,
@@ -102,104 +111,45 @@ absl::StatusOr<google::protobuf::Any> WithMechanism(const std::string& layer,
   ASSIGN_OR_RETURN(google::protobuf::Any config, PackConfig(LayerRegistry<double>(), layer, form));
   google::protobuf::DynamicMessageFactory factory;
   const auto* type = LayerRegistry<double>().Find(layer)->config_type;
+  const google::protobuf::FieldDescriptor* field = MechanismField(type);
+  if (field == nullptr) {
+    return absl::InvalidArgumentError(absl::StrCat("layer ", layer, " hosts no mechanism"));
+  }
+  const std::string& config_field = field->options().GetExtension(plugin_config);
   std::unique_ptr<google::protobuf::Message> message(factory.GetPrototype(type)->New());
   message->ParseFromString(config.value());
   const auto* reflection = message->GetReflection();
-  reflection->SetString(message.get(), type->FindFieldByName("mechanism"), name);
-  reflection->MutableMessage(message.get(), type->FindFieldByName("mechanism_config"), &factory)
+  reflection->SetString(message.get(), field, name);
+  reflection
+      ->MutableMessage(message.get(), type->FindFieldByName(config_field.empty() ? "config"
+                                                                                 : config_field),
+                       &factory)
       ->ParseFromString(mechanism_config.SerializeAsString());
   config.set_value(message->SerializeAsString());
   return config;
 }
 
-// sparse_select's PROJECTED sampler draws only what the scores and W's gradient need, so its
-// W gradient is a draw of another sampler than FULL's and finite differences do not apply:
-// over 20,000 draws of one sample, the output and W's gradient must have FULL's first and
-// second moments (each within 5 standard errors of the difference).
-absl::Status CheckSamplersAgree(const std::string& name, const google::protobuf::Any& mechanism) {
-  const int n = 20000;
-  const Shape input{1, 12, 3};
-  const Tensor<double> x = FormInput("sparse_select", input);
-  Tensor<double> grad_out({1, 1, 2});
-  grad_out.flat() << 0.7, -1.3;
-  std::vector<Eigen::ArrayXd> m1, m2, m4;
-  for (const char* sampler : {"FULL", "PROJECTED"}) {
-    ASSIGN_OR_RETURN(google::protobuf::Any config,
-                     WithMechanism("sparse_select",
-                                   absl::StrCat("encoding_dim: 4 w { init: NORMAL std: 0.8 } "
-                                                "sampler: ", sampler),
-                                   name, mechanism));
-    ASSIGN_OR_RETURN(std::unique_ptr<Layer<double>> layer,
-                     MakeLayer<double>("sparse_select", config, input));
-    ExecContext ctx(11);
-    Tensor<double> out, grad_in;
-    const int entries = 2 + 16;  // f, then dW
-    Eigen::ArrayXd s1 = Eigen::ArrayXd::Zero(entries), s2 = s1, s4 = s1, draw(entries);
-    for (int i = 0; i < n; ++i) {
-      layer->Forward(x, &out, ctx);
-      layer->Backward(grad_out, &grad_in, ctx);
-      draw << out.data()[0], out.data()[1],
-          Eigen::Map<const Eigen::ArrayXd>(layer->parameters()[0]->grad.data(), 16);
-      s1 += draw / n;
-      s2 += draw.square() / n;
-      s4 += draw.square().square() / n;
-    }
-    m1.push_back(s1);
-    m2.push_back(s2);
-    m4.push_back(s4);
-  }
-  for (Eigen::Index k = 0; k < m1[0].size(); ++k) {
-    const double var = m2[0][k] - m1[0][k] * m1[0][k];
-    const double var_of_square = m4[0][k] - m2[0][k] * m2[0][k];
-    if (!(std::abs(m1[1][k] - m1[0][k]) <= 5 * std::sqrt(2 * var / n) + 1e-12) ||
-        !(std::abs(m2[1][k] - m2[0][k]) <= 5 * std::sqrt(2 * var_of_square / n) + 1e-12)) {
-      return absl::InternalError(absl::StrCat(
-          "sparse_select's PROJECTED sampler differs from FULL in distribution at entry ", k,
-          " (", k < 2 ? "output" : "dL/dW", "): mean ", m1[1][k], " against ", m1[0][k],
-          ", second moment ", m2[1][k], " against ", m2[0][k]));
-    }
-  }
-  return absl::OkStatus();
+absl::StatusOr<google::protobuf::Any> MechanismConfig(const std::string& name,
+                                                      const std::string& config_text) {
+  return PackConfig(MechanismRegistry<double>(), name, config_text);
 }
 
-}  // namespace
-
 absl::Status CheckMechanismInEveryLayer(const std::string& name, const std::string& config_text) {
-  ASSIGN_OR_RETURN(google::protobuf::Any mechanism_config,
-                   PackConfig(MechanismRegistry<double>(), name, config_text));
-  // Value width = key width in the symmetric forms: PAP subtracts its output from the keys.
-  const std::pair<const char*, const char*> forms[] = {
-      {"attention", "qk_dim: 3 value_dim: 2"},
-      {"attention", "causal: true qk_dim: 2 value_dim: 3"},
-      {"attention", "heads: 2 qk_dim: 2 value_dim: 2 bias: true output_dim: 4"},
-      {"attention", "symmetric: true heads: 2 qk_dim: 2 value_dim: 2 bias: true output_dim: 4"},
-      {"attention", "symmetric: true causal: true qk_dim: 3 value_dim: 3 scale: 0.8"},
-      {"prompt", "value_dim: 2 p { init: NORMAL std: 1 }"},
-      {"prompt", "w { init: NORMAL std: 1 } p { init: NORMAL std: 1 } scale: 0.5"},
-      {"prompt", "query: FIRST_ROW value_dim: 2 w { init: NORMAL std: 1 }"},
-      // Every encoding and sampler of paper 3's layer (the samplers back-propagate differently).
-      {"sparse_select", "encoding_dim: 5 w { init: NORMAL std: 0.7 }"},
-      // W frozen: the input gradient is exact; W's is checked in distribution below.
-      {"sparse_select",
-       "encoding_dim: 5 sampler: PROJECTED w { init: NORMAL std: 0.7 frozen: true }"},
-      {"sparse_select", "encoding_dim: 5 distribution: SPHERE w { init: NORMAL std: 0.7 }"},
-      {"sparse_select", "encoding_dim: 5 distribution: RADEMACHER w { init: NORMAL std: 0.7 }"},
-      {"sparse_select", "encoding_dim: 5 positional: FIXED w { init: NORMAL std: 0.7 }"},
-      {"sparse_select", "encoding_dim: 3 positional: LEARNED w { init: NORMAL std: 0.7 }"},
-      {"sparse_select", "encoding_dim: 4 positional: SINUSOIDAL w { init: NORMAL std: 0.7 }"},
-  };
+  ASSIGN_OR_RETURN(google::protobuf::Any mechanism_config, MechanismConfig(name, config_text));
+  // Every registered layer that hosts a mechanism, in each form it registered as an example.
   int accepted = 0;
-  bool sparse_select = false;
-  for (const auto& [layer, form] : forms) {
-    ASSIGN_OR_RETURN(google::protobuf::Any config,
-                     WithMechanism(layer, form, name, mechanism_config));
-    absl::Status status = CheckForm(layer, config);
-    if (absl::IsNotFound(status)) continue;  // the mechanism refused this form
-    if (!status.ok()) return PrefixErrorField(absl::StrCat(layer, " {", form, "}"), status);
-    ++accepted;
-    sparse_select = sparse_select || std::string(layer) == "sparse_select";
+  for (const std::string& layer : LayerRegistry<double>().Names()) {
+    const auto* entry = LayerRegistry<double>().Find(layer);
+    if (MechanismField(entry->config_type) == nullptr) continue;
+    for (const std::string& form : entry->examples) {
+      ASSIGN_OR_RETURN(google::protobuf::Any config,
+                       WithMechanism(layer, form, name, mechanism_config));
+      absl::Status status = CheckForm(layer, config);
+      if (absl::IsNotFound(status)) continue;  // the mechanism refused this form
+      if (!status.ok()) return PrefixErrorField(absl::StrCat(layer, " {", form, "}"), status);
+      ++accepted;
+    }
   }
-  if (sparse_select) RETURN_IF_ERROR(CheckSamplersAgree(name, mechanism_config));
   if (accepted == 0) return absl::InvalidArgumentError(name + " accepted no layer form");
   return absl::OkStatus();
 }

@@ -193,14 +193,7 @@ absl::Status PrepareTrials(const ParsedSpec& parsed, const RunOptions& options,
   const SpecLocator& locator = *parsed.locator;
   absl::StatusOr<std::vector<Trial>> trials = ExpandSweep(parsed.spec);
   if (!trials.ok()) return SpecError(locator, trials.status());
-  out->trials = std::move(*trials);
-  std::set<std::string> ids;
-  for (const Trial& trial : out->trials) {
-    if (!ids.insert(trial.id).second) {
-      return SpecError(locator, FieldError("sweep", absl::StrCat("two trials are identical (",
-                                                                 TrialLabel(trial), ")")));
-    }
-  }
+  out->trials = std::move(*trials);  // ExpandSweep refused identical trials
   std::set<std::string> notes;
   // The last trial's runner stays until the next is built, so that they share its dataset.
   std::unique_ptr<TrialRunner> previous;

@@ -338,9 +338,15 @@ ATTNLAB_REGISTER_LAYER("attention", plugins::AttentionConfig, MultiHeadAttention
                        "multi-head attention around a registered mechanism (softmax, rpc, "
                        "sigmoid, ...): query/key/value maps, heads, biases, output map, causal "
                        "or symmetric",
+                       // Every form a mechanism is checked in (attention/mechanism_check.h).
                        {"heads: 2 qk_dim: 3 value_dim: 2 bias: true output_dim: 5 causal: true",
                         "symmetric: true heads: 2 qk_dim: 3 bias: true output_dim: 4",
-                        "qk_dim: 3 value_dim: 2 scale: 0.7"});
+                        "qk_dim: 3 value_dim: 2 scale: 0.7",
+                        "causal: true qk_dim: 2 value_dim: 3",
+                        "heads: 2 qk_dim: 2 value_dim: 2 bias: true output_dim: 4",
+                        // Value width = key width: PAP subtracts its output from the keys.
+                        "symmetric: true heads: 2 qk_dim: 2 value_dim: 2 bias: true output_dim: 4",
+                        "symmetric: true causal: true qk_dim: 3 value_dim: 3 scale: 0.8"});
 ATTNLAB_PLUGIN_USES("layer", "attention", "mechanism/softmax");  // its default mechanism
 
 }  // namespace attnlab

@@ -270,10 +270,13 @@ template class PromptAttention<double>;
 ATTNLAB_REGISTER_LAYER("prompt", plugins::PromptAttentionConfig, PromptAttention,
                        "paper 1's prompt attention f(X) = v^T X^T weights(X W p) (softmax by "
                        "default, any mechanism taking one query)",
+                       // Every form a mechanism is checked in (attention/mechanism_check.h).
                        {"p { init: NORMAL std: 0.5 }",
                         "value_dim: 3 w { init: NORMAL std: 1 } p { init: NORMAL std: 0.5 }",
                         "scale: 0.5 p { init: NORMAL std: 0.5 }",
-                        "query: FIRST_ROW value_dim: 2 w { init: NORMAL std: 1 }"});
+                        "query: FIRST_ROW value_dim: 2 w { init: NORMAL std: 1 }",
+                        "value_dim: 2 p { init: NORMAL std: 1 }",
+                        "w { init: NORMAL std: 1 } p { init: NORMAL std: 1 } scale: 0.5"});
 ATTNLAB_PLUGIN_USES("layer", "prompt", "mechanism/softmax");  // its default mechanism
 
 }  // namespace attnlab

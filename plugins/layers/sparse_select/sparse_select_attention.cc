@@ -475,7 +475,11 @@ ATTNLAB_REGISTER_LAYER("sparse_select", plugins::SparseSelectConfig, SparseSelec
                         "encoding_dim: 4 positional: LEARNED distribution: RADEMACHER "
                         "w { init: NORMAL std: 0.5 }",
                         "encoding_dim: 4 positional: SINUSOIDAL max_len: 8 "
-                        "w { init: NORMAL std: 0.5 }"});
+                        "w { init: NORMAL std: 0.5 }",
+                        // W frozen: the input gradient is exact; W's is another sampler's draw
+                        // (sparse_select_attention_test checks it in distribution).
+                        "encoding_dim: 5 sampler: PROJECTED w { init: NORMAL std: 0.7 frozen: "
+                        "true }"});
 ATTNLAB_PLUGIN_USES("layer", "sparse_select", "mechanism/softmax");  // its default mechanism
 
 }  // namespace attnlab

@@ -7,6 +7,8 @@
 #include "attention/base/field_error.h"
 #include "attention/gradient_check.h"
 #include "attention/layer_testing.h"
+#include "attention/mechanism_check.h"
+#include "attention/plugin_registry.h"
 #include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
 
@@ -175,11 +177,10 @@ TEST(SparseSelectTest, ResultsDoNotDependOnTheThreadCount) {
 }
 
 // PROJECTED draws fewer numbers but must give outputs and weight gradients the same joint
-// distribution as FULL. One sample, repeated over a batch of N: every copy gets its own
-// encodings, so one Forward/Backward gives N independent draws of the sample's output f and
-// of its contribution to dW (through the rows r_b, since dW = sum_b r_b q_b^T; we compare
-// the per-copy products from N batches of one).
-TEST(SparseSelectTest, ProjectedSamplerMatchesFullInDistribution) {
+// distribution as FULL, under every mechanism the layer takes. One sample: every call draws
+// its own encodings, so N Forward/Backward passes give N independent draws of the sample's
+// output f and of dW.
+TEST(SparseSelectTest, ProjectedSamplerMatchesFullInDistributionUnderEveryMechanism) {
   const int n = 20000, seq_len = 12, dim = 2, enc = 4;
   Tensor<double> x = Input(1, seq_len, dim), grad_out({1, 1, dim});
   grad_out.flat() << 0.7, -1.3;
@@ -187,32 +188,53 @@ TEST(SparseSelectTest, ProjectedSamplerMatchesFullInDistribution) {
   struct Moments {
     Eigen::VectorXd m1 = Eigen::VectorXd::Zero(18), m2 = m1, m4 = m1;
   };
-  auto moments = [&](const std::string& sampler) {
-    auto layer =
-        Make("encoding_dim: 4 w { init: NORMAL std: 0.8 } " + sampler, {1, seq_len, dim + 1}, 3);
-    Moments m;
-    ExecContext ctx(11);
-    Tensor<double> out, grad_in;
-    for (int i = 0; i < n; ++i) {
-      layer->Forward(x, &out, ctx);
-      layer->Backward(grad_out, &grad_in, ctx);
-      Eigen::VectorXd draw(18);
-      draw << out.data()[0], out.data()[1],
-          Eigen::Map<const Eigen::VectorXd>(layer->parameters()[0]->grad.data(), enc * enc);
-      m.m1 += draw / n;
-      m.m2 += draw.cwiseAbs2() / n;
-      m.m4 += draw.cwiseAbs2().cwiseAbs2() / n;
+  int checked = 0;
+  for (const std::string& mechanism : MechanismRegistry<double>().Names()) {
+    absl::StatusOr<google::protobuf::Any> mechanism_config = MechanismConfig(mechanism, "");
+    ASSERT_TRUE(mechanism_config.ok()) << mechanism_config.status();
+    // The layer for `sampler`, or null when the layer does not take the mechanism.
+    auto make = [&](const std::string& sampler) -> std::unique_ptr<Layer<double>> {
+      auto config = WithMechanism("sparse_select",
+                                  "encoding_dim: 4 w { init: NORMAL std: 0.8 } sampler: " + sampler,
+                                  mechanism, *mechanism_config);
+      EXPECT_TRUE(config.ok()) << config.status();
+      auto layer = LayerRegistry<double>().Create("sparse_select", *config);
+      if (!layer.ok()) return nullptr;
+      ExecContext setup(3);
+      if (!(*layer)->Setup({1, seq_len, dim + 1}, setup).ok()) return nullptr;
+      return std::move(*layer);
+    };
+    auto moments = [&](Layer<double>& layer) {
+      Moments m;
+      ExecContext ctx(11);
+      Tensor<double> out, grad_in;
+      for (int i = 0; i < n; ++i) {
+        layer.Forward(x, &out, ctx);
+        layer.Backward(grad_out, &grad_in, ctx);
+        Eigen::VectorXd draw(18);
+        draw << out.data()[0], out.data()[1],
+            Eigen::Map<const Eigen::VectorXd>(layer.parameters()[0]->grad.data(), enc * enc);
+        m.m1 += draw / n;
+        m.m2 += draw.cwiseAbs2() / n;
+        m.m4 += draw.cwiseAbs2().cwiseAbs2() / n;
+      }
+      return m;
+    };
+    std::unique_ptr<Layer<double>> full_layer = make("FULL"), proj_layer = make("PROJECTED");
+    if (full_layer == nullptr || proj_layer == nullptr) continue;  // not one query per sample
+    ++checked;
+    const Moments full = moments(*full_layer), proj = moments(*proj_layer);
+    for (int k = 0; k < 18; ++k) {
+      // Standard errors of the difference of two independent estimates, from the data.
+      const double var = full.m2[k] - full.m1[k] * full.m1[k];
+      const double var_of_square = full.m4[k] - full.m2[k] * full.m2[k];
+      EXPECT_NEAR(proj.m1[k], full.m1[k], 5 * std::sqrt(2 * var / n) + 1e-12)
+          << mechanism << ", entry " << k;
+      EXPECT_NEAR(proj.m2[k], full.m2[k], 5 * std::sqrt(2 * var_of_square / n) + 1e-12)
+          << mechanism << ", entry " << k;
     }
-    return m;
-  };
-  const Moments full = moments("sampler: FULL"), proj = moments("sampler: PROJECTED");
-  for (int k = 0; k < 18; ++k) {
-    // Standard errors of the difference of two independent estimates, from the data.
-    const double var = full.m2[k] - full.m1[k] * full.m1[k];
-    const double var_of_square = full.m4[k] - full.m2[k] * full.m2[k];
-    EXPECT_NEAR(proj.m1[k], full.m1[k], 5 * std::sqrt(2 * var / n)) << "entry " << k;
-    EXPECT_NEAR(proj.m2[k], full.m2[k], 5 * std::sqrt(2 * var_of_square / n)) << "entry " << k;
   }
+  EXPECT_GE(checked, 5);  // softmax, sigmoid, relu, sparsemax, ... take one query per sample
 }
 
 TEST(SparseSelectTest, ProjectedSamplerInputGradientIsExact) {

@@ -156,6 +156,12 @@ absl::Status RpcMechanism<T>::Setup(const HeadShape& shape) {
         "rpc decomposes the keys, which must be the queries: it needs symmetric attention "
         "(the attention layer with symmetric: true)");
   }
+  if (shape.value_dim != shape.qk_dim) {  // PAP subtracts its output from the keys
+    return absl::InvalidArgumentError(
+        absl::StrCat("rpc needs value_dim = qk_dim (Principal Attention Pursuit subtracts its "
+                     "output from the keys), got value_dim ", shape.value_dim, " and qk_dim ",
+                     shape.qk_dim));
+  }
   return Mechanism<T>::Setup(shape);
 }
 
