@@ -77,9 +77,17 @@ class Mechanism {
   // ATT-SVM) ask this, not the name.
   virtual bool SoftmaxWeights() const { return false; }
 
-  // Whether the CUDA backend (attention/kernels/cuda, --config=cuda) has kernels for these
-  // heads: a layer asked to run on the GPU refuses a mechanism without them.
+  // The device path (--config=cuda, float), which the mechanism owns: whether it has kernels
+  // for these heads (a layer asked to run on the GPU refuses a mechanism without them), and
+  // all heads of a batch at once on host arrays packed one row-major block per head: Q, K
+  // [count * n, qk_dim] and V [count * n, value_dim] give the weights [count, n, n] and H
+  // [count * n, value_dim]; the backward takes dL/dH and overwrites Q, K, V with their
+  // gradients.
   virtual bool CudaHeads() const { return false; }
+  virtual void CudaForward(const float* /*q*/, const float* /*k*/, const float* /*v*/,
+                           int /*count*/, int /*n*/, float /*scale*/, bool /*causal*/,
+                           float* /*weights*/, float* /*h*/) {}
+  virtual void CudaBackward(const float* /*dh*/, float* /*q*/, float* /*k*/, float* /*v*/) {}
 
  protected:
   HeadShape shape_;

@@ -291,10 +291,9 @@ void MultiHeadAttention<T>::ForwardOnGpu(int batch, int n) {
       gpu_v_.middleRows(e * n, n) = values_.block(int64_t(b) * n, h * dv, n, dv);
     }
   }
-  if (gpu_ == nullptr) gpu_ = std::make_unique<GpuAttention>();
   if constexpr (std::is_same_v<T, float>) {
-    gpu_->Forward(gpu_q_.data(), gpu_k_.data(), gpu_v_.data(), batch * heads, n, n, m, dv, scale_,
-                  config_.causal(), probs_.data(), gpu_out_.data());
+    mechanism_->CudaForward(gpu_q_.data(), gpu_k_.data(), gpu_v_.data(), batch * heads, n, scale_,
+                            config_.causal(), probs_.data(), gpu_out_.data());
   }
   for (int b = 0; b < batch; ++b) {
     for (int h = 0; h < heads; ++h) {
@@ -314,7 +313,7 @@ void MultiHeadAttention<T>::BackwardOnGpu(const Matrix<T>& grad_concat, int batc
     }
   }
   if constexpr (std::is_same_v<T, float>) {  // the gradients overwrite the packed Q, K, V
-    gpu_->Backward(gpu_out_.data(), gpu_q_.data(), gpu_k_.data(), gpu_v_.data());
+    mechanism_->CudaBackward(gpu_out_.data(), gpu_q_.data(), gpu_k_.data(), gpu_v_.data());
   }
   for (int b = 0; b < batch; ++b) {
     for (int h = 0; h < heads; ++h) {

@@ -10,7 +10,6 @@
 
 #include "absl/status/statusor.h"
 #include "attention/attention_layer.h"
-#include "attention/kernels/cuda/gpu_attention.h"
 #include "attention/mechanism.h"
 #include "plugins/layers/attention/attention.pb.h"
 
@@ -72,8 +71,7 @@ class MultiHeadAttention : public AttentionLayer<T> {
   Tensor<T> probs_;
   Matrix<T> grad_queries_, grad_keys_, grad_values_, grad_concat_;
   // device: CUDA: the packed heads (reused for their gradients) and the GPU side.
-  Matrix<T> gpu_q_, gpu_k_, gpu_v_, gpu_out_;
-  std::unique_ptr<GpuAttention> gpu_;
+  Matrix<T> gpu_q_, gpu_k_, gpu_v_, gpu_out_;  // the mechanism's device path's packed heads
 };
 
 }  // namespace attnlab

@@ -39,6 +39,19 @@ void SoftmaxMechanism<T>::Backward(int, ConstHeadBlock<T> q, ConstHeadBlock<T> k
   this->ScoresBackward(q, k, scale, grad, dq, dk);
 }
 
+template <typename T>
+void SoftmaxMechanism<T>::CudaForward(const float* q, const float* k, const float* v, int count,
+                                      int n, float scale, bool causal, float* weights, float* h) {
+  if (gpu_ == nullptr) gpu_ = std::make_unique<GpuAttention>();
+  gpu_->Forward(q, k, v, count, n, n, this->shape_.qk_dim, this->shape_.value_dim, scale, causal,
+                weights, h);
+}
+
+template <typename T>
+void SoftmaxMechanism<T>::CudaBackward(const float* dh, float* q, float* k, float* v) {
+  gpu_->Backward(dh, q, k, v);
+}
+
 template class SoftmaxMechanism<float>;
 template class SoftmaxMechanism<double>;
 

@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "absl/status/statusor.h"
+#include "attention/kernels/cuda/gpu_attention.h"
 #include "attention/mechanism.h"
 #include "plugins/mechanisms/softmax/softmax.pb.h"
 
@@ -26,11 +27,17 @@ class SoftmaxMechanism : public WeightsMap<T> {
   bool SoftmaxJacobian() const override { return true; }
   bool SoftmaxWeights() const override { return true; }
   bool CudaHeads() const override { return true; }
+  void CudaForward(const float* q, const float* k, const float* v, int count, int n, float scale,
+                   bool causal, float* weights, float* h) override;
+  void CudaBackward(const float* dh, float* q, float* k, float* v) override;
   void Forward(int index, ConstHeadBlock<T> q, ConstHeadBlock<T> k, ConstHeadBlock<T> v, T scale,
                HeadBlock<T> a, HeadBlock<T> h) override;
   void Backward(int index, ConstHeadBlock<T> q, ConstHeadBlock<T> k, ConstHeadBlock<T> v, T scale,
                 ConstHeadBlock<T> a, ConstHeadBlock<T> dh, HeadBlock<T>* dq, HeadBlock<T> dk,
                 HeadBlock<T> dv) override;
+
+ private:
+  std::unique_ptr<GpuAttention> gpu_;  // the device's buffers, from the first CudaForward
 };
 
 }  // namespace attnlab
