@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "experiments/runner.h"
+#include "experiments/trials/runner.h"
 #include "gtest/gtest.h"
 
 namespace attnlab {

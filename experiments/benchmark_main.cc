@@ -4,7 +4,7 @@
 #include <string>
 
 #include "benchmark/benchmark.h"
-#include "experiments/benchmark_products.h"
+#include "experiments/trials/benchmark_products.h"
 
 int main(int argc, char** argv) {
   if (absl::StatusOr<std::string> products = attnlab::ApplyBenchmarkProducts(&argc, argv);

@@ -3,8 +3,8 @@
 #ifndef ATTNLAB_EXPERIMENTS_FASHION_MNIST_FIXTURE_H_
 #define ATTNLAB_EXPERIMENTS_FASHION_MNIST_FIXTURE_H_
 
-#include "experiments/experiment.pb.h"
-#include "experiments/field_path.h"
+#include "experiments/spec/experiment.pb.h"
+#include "experiments/spec/field_path.h"
 #include "gtest/gtest.h"
 
 namespace attnlab {

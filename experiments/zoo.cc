@@ -13,9 +13,9 @@
 #include "attention/base/files.h"
 #include "attention/base/status_macros.h"
 #include "attention/mechanism.h"
-#include "experiments/field_path.h"
-#include "experiments/spec_loader.h"
-#include "experiments/statistics.h"
+#include "experiments/spec/field_path.h"
+#include "experiments/spec/spec_loader.h"
+#include "experiments/trials/statistics.h"
 
 namespace attnlab {
 namespace {

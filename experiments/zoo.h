@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "experiments/runner.h"
+#include "experiments/trials/runner.h"
 #include "experiments/zoo.pb.h"
 
 namespace attnlab {

@@ -6,8 +6,8 @@
 #include <string>
 
 #include "experiments/fuzz/small_spec.h"
-#include "experiments/runner.h"
-#include "experiments/spec_loader.h"
+#include "experiments/trials/runner.h"
+#include "experiments/spec/spec_loader.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);

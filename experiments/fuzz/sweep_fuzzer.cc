@@ -4,8 +4,8 @@
 #include <cstdlib>
 #include <string>
 
-#include "experiments/spec_loader.h"
-#include "experiments/sweep.h"
+#include "experiments/spec/spec_loader.h"
+#include "experiments/spec/sweep.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "datasets/dataset.h"
-#include "experiments/runner.h"
+#include "experiments/trials/runner.h"
 #include "gtest/gtest.h"
 #include "solvers/att_svm.h"
 

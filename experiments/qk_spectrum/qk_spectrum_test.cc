@@ -7,7 +7,7 @@
 #include "attention/gradient_check.h"
 #include "attention/model.h"
 #include "datasets/dataset.h"
-#include "experiments/runner.h"
+#include "experiments/trials/runner.h"
 #include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
 

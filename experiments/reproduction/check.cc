@@ -12,7 +12,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "attention/base/status_macros.h"
-#include "experiments/statistics.h"
+#include "experiments/trials/statistics.h"
 
 namespace attnlab {
 namespace {

@@ -11,8 +11,8 @@
 
 #include "absl/status/status.h"
 #include "experiments/reproduction/claims.pb.h"
-#include "experiments/sweep.h"
-#include "experiments/trial_runner.h"
+#include "experiments/spec/sweep.h"
+#include "experiments/trials/trial_runner.h"
 
 namespace attnlab {
 

@@ -19,12 +19,12 @@
 #include "absl/strings/str_split.h"
 #include "attention/base/files.h"
 #include "experiments/command_line.h"
-#include "experiments/crash_stack.h"
-#include "experiments/interrupt.h"
-#include "experiments/product_setup.h"
+#include "experiments/trials/crash_stack.h"
+#include "experiments/trials/interrupt.h"
+#include "experiments/trials/product_setup.h"
 #include "experiments/reproduction/claims_report.h"
 #include "experiments/reproduction/claims_runner.h"
-#include "experiments/this_build.h"
+#include "experiments/store/this_build.h"
 #include "experiments/user_paths.h"
 
 ABSL_FLAG(

@@ -9,7 +9,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "experiments/code_version.h"
+#include "experiments/store/code_version.h"
 #include "experiments/reproduction/claims_runner.h"
 
 namespace attnlab {

@@ -7,10 +7,10 @@
 #include "absl/strings/str_format.h"
 #include "attention/base/files.h"
 #include "attention/base/status_macros.h"
-#include "experiments/field_path.h"
-#include "experiments/first_parse_error.h"
-#include "experiments/spec_loader.h"
-#include "experiments/sweep.h"
+#include "experiments/spec/field_path.h"
+#include "experiments/spec/first_parse_error.h"
+#include "experiments/spec/spec_loader.h"
+#include "experiments/spec/sweep.h"
 #include "google/protobuf/text_format.h"
 
 namespace attnlab {

@@ -9,11 +9,11 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "experiments/code_version.h"
+#include "experiments/store/code_version.h"
 #include "experiments/reproduction/check.h"
 #include "experiments/reproduction/claims.pb.h"
 #include "experiments/reproduction/verdict.h"
-#include "experiments/runner.h"
+#include "experiments/trials/runner.h"
 
 namespace attnlab {
 

@@ -7,8 +7,8 @@
 #include <map>
 #include <string>
 
-#include "experiments/field_path.h"
-#include "experiments/runner.h"
+#include "experiments/spec/field_path.h"
+#include "experiments/trials/runner.h"
 #include "gtest/gtest.h"
 
 namespace attnlab {
