@@ -5,6 +5,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "experiments/spec/spec_loader.h"
+#include "experiments/spec/sweep.h"
 #include "experiments/trials/runner.h"
 #include "gtest/gtest.h"
 
@@ -45,6 +47,27 @@ TEST(AllSpecsTest, EverySpecBuilds) {
   }
   for (const std::string& message : without_data) std::cerr << "skipped: " << message << "\n";
   EXPECT_LT(without_data.size(), specs.size()) << "no spec's data is present";
+}
+
+// Configs are written without their type URLs (short_config.h); written out explicitly, as
+// PrintSpec writes them, every spec reads the same and its trials keep their ids.
+TEST(AllSpecsTest, EverySpecReadsAlikeWithExplicitConfigs) {
+  for (const std::string& path : ShippedSpecs()) {
+    auto short_form = ReadSpecFile(path);
+    ASSERT_TRUE(short_form.ok()) << short_form.status();
+    const std::string explicit_text = PrintSpec(short_form->spec);
+    ASSERT_NE(explicit_text.find("[type.googleapis.com/"), std::string::npos) << path;
+    auto explicit_form = ParseSpecText(explicit_text, path + " (explicit)");
+    ASSERT_TRUE(explicit_form.ok()) << explicit_form.status();
+    EXPECT_EQ(PrintSpec(explicit_form->spec), explicit_text) << path;
+    auto short_trials = ExpandSweep(short_form->spec);
+    auto explicit_trials = ExpandSweep(explicit_form->spec);
+    ASSERT_TRUE(short_trials.ok() && explicit_trials.ok()) << path;
+    ASSERT_EQ(short_trials->size(), explicit_trials->size()) << path;
+    for (size_t i = 0; i < short_trials->size(); ++i) {
+      EXPECT_EQ((*short_trials)[i].id, (*explicit_trials)[i].id) << path << " trial " << i;
+    }
+  }
 }
 
 }  // namespace
