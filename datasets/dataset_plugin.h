@@ -1,7 +1,7 @@
 // The interface of a dataset plugin: a Dataset (dataset.h) built from its config message and
 // set up with what the spec around it gives (the spec file's directory, the data seed). A spec
 // names one as
-//   dataset { plugin: "max_token_retrieval" config { [type.googleapis.com/...] { ... } } }
+//   dataset { plugin: "max_token_retrieval" config { seq_len: 8 dim: 4 } }
 // and a plugin folder registers it with ATTNLAB_REGISTER_DATASET (plugins/max_token_retrieval
 // is the template). A string field marked [(attnlab.data_file) = true] in its config is a data
 // file: its content is part of every trial's id.

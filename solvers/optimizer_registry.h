@@ -1,6 +1,6 @@
 // Optimizer plugins: an Optimizer (optimizer.h) built from its config message, then given the
 // spec's learning rate and schedule. A spec names one as
-//   optimizer { plugin: "sign_gd" config { [type.googleapis.com/...] { ... } } lr: 0.01 }
+//   optimizer { plugin: "sign_gd" config { momentum: 0.9 } lr: 0.01 }
 // and a plugin folder registers it with ATTNLAB_REGISTER_OPTIMIZER (plugins/sign_gd is the
 // template): a class deriving from Optimizer<T> with a static Create(const Config&), Apply, and
 // SaveState / RestoreState for whatever state it keeps (checkpoints resume bit for bit).
