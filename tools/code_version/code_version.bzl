@@ -35,7 +35,12 @@ def _sources_aspect_impl(target, ctx):
                     break
             if folder:
                 break
-        settings.append("%s\t%s %s" % (folder, target.label, options))
+        # A target that compiles none of its own sources and sets no options (a proto's C++
+        # library, //plugins:all) adds nothing to hash: listing it in the core would change the
+        # core's key whenever a plugin is added.
+        has_sources = any([f.is_source for d in direct for f in d.to_list()])
+        if has_sources or any(options):
+            settings.append("%s\t%s %s" % (folder, target.label, options))
     transitive_files = [
         dep[_SourcesInfo].files
         for dep in getattr(ctx.rule.attr, "deps", [])
