@@ -4,6 +4,8 @@
 #ifndef ATTNLAB_ATTENTION_ATTENTION_LAYER_H_
 #define ATTNLAB_ATTENTION_ATTENTION_LAYER_H_
 
+#include <optional>
+
 #include "attention/layer.h"
 #include "attention/prompt_form.h"
 #include "attention/tensor.h"
@@ -27,6 +29,19 @@ class AttentionLayer : public Layer<T> {
   // Adds dL/dM for M = QueryKeyMatrix(head) into the gradients of the parameters M is made of
   // (after Backward): how regularizers on W_QK reach any attention plugin.
   virtual void AddQueryKeyGradient(int head, const Matrix<T>& grad) = 0;
+
+  // The last Forward's per-head queries, keys and values: (batch * tokens) x (heads * width)
+  // blocks, head h in its h-th block of `qk_width` (values: `value_width`) columns, with the
+  // scale of the scores (scale q^T k); std::nullopt where a layer keeps none. Metrics that read
+  // the attention's feature space use them (paper 4's kernel-PCA projection loss).
+  struct HeadProjections {
+    const Matrix<T>* queries = nullptr;
+    const Matrix<T>* keys = nullptr;
+    const Matrix<T>* values = nullptr;
+    int qk_width = 0, value_width = 0;
+    T scale = 1;
+  };
+  virtual std::optional<HeadProjections> head_projections() const { return std::nullopt; }
 
   // Paper 1's prompt form (attention/prompt_form.h), or null for layers without it.
   virtual PromptForm<T>* AsPromptForm() { return nullptr; }

@@ -36,6 +36,10 @@ class MultiHeadAttention : public AttentionLayer<T> {
   // M_h = Q_h^T K_h (symmetric: K_h^T K_h): the score of x_i against x_j is x_i^T M_h x_j.
   Matrix<T> QueryKeyMatrix(int head) const override;
   void AddQueryKeyGradient(int head, const Matrix<T>& grad) override;
+  std::optional<typename AttentionLayer<T>::HeadProjections> head_projections() const override {
+    return typename AttentionLayer<T>::HeadProjections{
+        symmetric() ? &keys_ : &queries_, &keys_, &values_, qk_dim_, value_dim_, scale_};
+  }
 
   const std::string& mechanism_name() const { return mechanism_name_; }
 
