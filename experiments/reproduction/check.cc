@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <optional>
 #include <utility>
@@ -63,6 +64,12 @@ std::string StepText(const Quantity& q) {
   return q.has_step() ? absl::StrCat(" at step ", q.step()) : "";
 }
 
+// "pgd3", "err at step 4000", "clean at 0.8 of training": a curve point's name.
+std::string QuantityName(const Quantity& q) {
+  return absl::StrCat(q.metric().empty() ? q.axis() : q.metric(), StepText(q),
+                      q.has_fraction() ? absl::StrCat(" at ", q.fraction(), " of training") : "");
+}
+
 // The logged step of `metric` nearest `fraction` of its last logged step (the earlier on a tie).
 int64_t StepAtFraction(const TrialResult& result, const std::string& metric, double fraction) {
   int64_t last = 0;
@@ -78,6 +85,39 @@ int64_t StepAtFraction(const TrialResult& result, const std::string& metric, dou
     if (distance < best || (distance == best && point.step < nearest)) nearest = point.step;
   }
   return nearest;
+}
+
+// Check.along_training's per-trial value: Spearman's rank correlation between `versus` and
+// `value` over the steps at which the trial logs both.
+absl::StatusOr<double> CorrelationAlongTraining(const Check& check, const RunOutcome& run,
+                                                size_t i) {
+  if (check.value().metric().empty() || check.versus().metric().empty() ||
+      check.value().has_step() || check.versus().has_step() || check.value().has_fraction() ||
+      check.versus().has_fraction() || check.relative_case() != Check::RELATIVE_NOT_SET ||
+      check.aggregate() == Check::SPEARMAN) {
+    return absl::InvalidArgumentError(
+        "along_training: needs `value` and `versus` metrics without steps, no relative "
+        "quantity, and an aggregate over the trials other than SPEARMAN");
+  }
+  const TrialResult& result = *run.results[i];
+  std::map<int64_t, double> xs, ys;
+  for (const MetricPoint& point : result.points) {
+    if (point.metric == check.versus().metric()) xs[point.step] = point.value;
+    if (point.metric == check.value().metric()) ys[point.step] = point.value;
+  }
+  std::vector<double> x, y;
+  for (const auto& [step, value] : ys) {
+    if (auto it = xs.find(step); it != xs.end()) {
+      x.push_back(it->second);
+      y.push_back(value);
+    }
+  }
+  if (x.size() < 3) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "along_training: run ", run.name, " logs '", check.value().metric(), "' and '",
+        check.versus().metric(), "' together at ", x.size(), " steps (needs at least 3)"));
+  }
+  return SpearmanCorrelation(x, y);
 }
 
 absl::StatusOr<double> ValueOf(const Quantity& q, const RunOutcome& run, size_t i,
@@ -174,6 +214,66 @@ std::string RuleText(const Threshold& threshold, Check::Aggregate own) {
                            threshold.tolerance(), threshold.value());
   }
   return absl::StrCat(lhs, OpText(threshold.op()), " ", absl::StrFormat("%g", threshold.value()));
+}
+
+// The rule with where its bar comes from.
+std::string SourcedRuleText(const Threshold& threshold, Check::Aggregate own) {
+  return absl::StrCat(RuleText(threshold, own),
+                      threshold.source() == Threshold::PAPER ? " (the paper's bar)" : " (our bar)");
+}
+
+// The two-sided 95% quantile of Student's t with `df` degrees of freedom.
+double TQuantile975(int df) {
+  static constexpr double kTable[] = {12.706, 4.303, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262,
+                                      2.228,  2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110,
+                                      2.101,  2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060,
+                                      2.056,  2.052, 2.048, 2.045, 2.042, 2.042};
+  if (df < 1) return std::numeric_limits<double>::infinity();
+  return df <= 30 ? kTable[df - 1] : 1.96;
+}
+
+// Whether `value` alone passes `threshold` (no margin).
+bool PassesValue(const Threshold& threshold, double value) {
+  if (std::isnan(value)) return false;
+  switch (threshold.op()) {
+    case Threshold::GE:
+      return value >= threshold.value();
+    case Threshold::LT:
+      return value < threshold.value();
+    case Threshold::LE:
+      return value <= threshold.value();
+    case Threshold::WITHIN:
+      return std::abs(value - threshold.value()) <= threshold.tolerance();
+    default:
+      return value > threshold.value();
+  }
+}
+
+// A paired effect's interval [low, high] against a bar: met when all of it passes, not met when
+// none of it does (for WITHIN: when it misses the band), otherwise straddling (nullopt).
+std::optional<bool> IntervalPasses(const Threshold& threshold, double low, double high) {
+  if (threshold.op() == Threshold::WITHIN) {
+    const double lo = threshold.value() - threshold.tolerance();
+    const double hi = threshold.value() + threshold.tolerance();
+    if (low >= lo && high <= hi) return true;
+    if (high < lo || low > hi) return false;
+    return std::nullopt;
+  }
+  const bool low_passes = PassesValue(threshold, low), high_passes = PassesValue(threshold, high);
+  if (low_passes && high_passes) return true;
+  if (!low_passes && !high_passes) return false;
+  return std::nullopt;
+}
+
+// A paired effect's level from its interval (Threshold.margin_sd's comment).
+Level PairedLevel(const Check& check, double low, double high) {
+  const std::optional<bool> full = IntervalPasses(check.reproduced(), low, high);
+  if (full == std::optional<bool>(true)) return Level::kReproduced;
+  if (!check.has_partly()) return full.has_value() ? Level::kNot : Level::kNoise;
+  const std::optional<bool> partly = IntervalPasses(check.partly(), low, high);
+  if (partly == std::optional<bool>(true)) return full.has_value() ? Level::kPartly : Level::kNoise;
+  if (partly == std::optional<bool>(false) && full.has_value()) return Level::kNot;
+  return Level::kNoise;
 }
 
 // best_over: within each group of trials that differ only in the axis and their seed, the
@@ -277,6 +377,17 @@ absl::StatusOr<std::optional<double>> Interpolated(const Quantity& value, const 
 
 std::string CheckOutcome::Number() const {
   if (!evaluated()) return "n/a";
+  if (!points.empty()) {
+    std::vector<std::string> each;
+    for (const CheckOutcome& point : points) {
+      each.push_back(absl::StrCat(point.name, ": ", point.Number(), " ",
+                                  point.level == Level::kReproduced ? "met"
+                                  : point.level == Level::kPartly   ? "partly met"
+                                  : point.level == Level::kNoise    ? "noise"
+                                                                    : "not met"));
+    }
+    return absl::StrCat("over the curve: ", absl::StrJoin(each, "; "));
+  }
   if (!chosen.empty()) {
     CheckOutcome plain = *this;
     plain.chosen.clear();
@@ -291,18 +402,87 @@ std::string CheckOutcome::Number() const {
                          : absl::StrFormat("%.6g (%s of %d; range %.6g to %.6g)", value,
                                            AggregateName(aggregate), trials, min, max);
     default:
-      return trials == 1 ? absl::StrFormat("%.6g (1 trial)", value)
-                         : absl::StrFormat("%.6g +- %.2g (mean +- sd of %d)", mean, stddev, trials);
+      if (trials == 1) return absl::StrFormat("%.6g (1 trial)", value);
+      if (paired) {
+        return absl::StrFormat(
+            "%.6g +- %.2g (mean +- sd of %d seeds; 95%% t-interval %.3g to %.3g)", mean, stddev,
+            trials, low, high);
+      }
+      return absl::StrFormat("%.6g +- %.2g (mean +- sd of %d)", mean, stddev, trials);
   }
 }
 
+double CheckOutcome::Judged() const { return paired ? mean : value; }
+
 absl::StatusOr<CheckOutcome> EvaluateCheck(const Check& check, const RunOutcomes& runs) {
+  if (check.curve_size() > 0 && check.curve_where_size() > 0) {
+    return absl::InvalidArgumentError(
+        "curve_where: a curve is over quantities or over trials, "
+        "not both");
+  }
+  if (check.curve_size() > 0 || check.curve_where_size() > 0) {  // each point judged alone
+    CheckOutcome outcome;
+    outcome.name = check.name();
+    outcome.aggregate = check.aggregate();
+    outcome.bar = check.reproduced().value();
+    int met = 0, not_met = 0, noise = 0;
+    const bool over_trials = check.curve_where_size() > 0;
+    const int n = over_trials ? check.curve_where_size() : check.curve_size();
+    for (int k = 0; k < n; ++k) {
+      Check point = check;
+      point.clear_curve();
+      point.clear_curve_where();
+      if (over_trials) {
+        point.add_where(check.curve_where(k));
+        point.set_name(check.curve_where(k));
+      } else {
+        *point.mutable_value() = check.curve(k);
+        point.set_name(QuantityName(check.curve(k)));
+      }
+      absl::StatusOr<CheckOutcome> one = EvaluateCheck(point, runs);
+      if (!one.ok()) {
+        return absl::Status(one.status().code(),
+                            absl::StrCat(over_trials ? "curve_where[" : "curve[", k,
+                                         "]: ", one.status().message()));
+      }
+      if (!one->evaluated()) {
+        outcome.error = one->error;
+        return outcome;
+      }
+      outcome.rule = one->rule;
+      outcome.commits.insert(one->commits.begin(), one->commits.end());
+      outcome.specs.insert(one->specs.begin(), one->specs.end());
+      outcome.trials = std::max(outcome.trials, one->trials);
+      met += one->level == Level::kReproduced || one->level == Level::kPartly;
+      not_met += one->level == Level::kNot;
+      noise += one->level == Level::kNoise;
+      outcome.points.push_back(std::move(*one));
+    }
+    outcome.level =
+        met == n                   ? (std::all_of(outcome.points.begin(), outcome.points.end(),
+                                                  [](const CheckOutcome& p) { return p.level == Level::kReproduced; })
+                                          ? Level::kReproduced
+                                          : Level::kPartly)
+        : not_met == n             ? Level::kNot
+        : noise == n               ? Level::kNoise
+        : (met > 0 && not_met > 0) ? Level::kMixed
+                                   : Level::kNoise;  // met or not met, and noise
+    absl::StrAppend(&outcome.rule, " at each point");
+    return outcome;
+  }
   CheckOutcome outcome;
   outcome.name = check.name();
   outcome.aggregate = check.aggregate();
-  outcome.rule = RuleText(check.reproduced(), check.aggregate());
+  outcome.bar = check.reproduced().value();
+  outcome.paired =
+      (check.has_minus() || check.has_over_paired()) && check.aggregate() == Check::MEAN;
+  outcome.rule = SourcedRuleText(check.reproduced(), check.aggregate());
+  if (outcome.paired) {
+    outcome.rule = absl::StrCat("its 95% interval ", outcome.rule);
+  }
   if (check.has_partly()) {
-    absl::StrAppend(&outcome.rule, "; partly: ", RuleText(check.partly(), check.aggregate()));
+    absl::StrAppend(&outcome.rule,
+                    "; partly: ", SourcedRuleText(check.partly(), check.aggregate()));
   }
   auto find = [&](const std::string& name,
                   const std::string& field) -> absl::StatusOr<const RunOutcome*> {
@@ -346,7 +526,9 @@ absl::StatusOr<CheckOutcome> EvaluateCheck(const Check& check, const RunOutcomes
       return outcome;
     }
     outcome.commits.insert(run->results[i]->code.ShortCommit());
-    ASSIGN_OR_RETURN(double value, ValueOf(check.value(), *run, i, "value"));
+    ASSIGN_OR_RETURN(double value, check.along_training()
+                                       ? CorrelationAlongTraining(check, *run, i)
+                                       : ValueOf(check.value(), *run, i, "value"));
     switch (check.relative_case()) {
       case Check::kOver: {
         ASSIGN_OR_RETURN(const double over, ValueOf(check.over(), *run, i, "over"));
@@ -427,6 +609,20 @@ absl::StatusOr<CheckOutcome> EvaluateCheck(const Check& check, const RunOutcomes
     case Check::MAX: outcome.value = outcome.max; break;
     case Check::SPEARMAN: outcome.value = SpearmanCorrelation(versus, values); break;
     default: outcome.value = outcome.mean; break;
+  }
+  if (outcome.paired) {
+    if (outcome.trials < 2) {
+      outcome.low = -std::numeric_limits<double>::infinity();
+      outcome.high = std::numeric_limits<double>::infinity();
+      outcome.level = Level::kNoise;  // one seed: no interval
+      return outcome;
+    }
+    const double half = TQuantile975(outcome.trials - 1) * outcome.stddev /
+                        std::sqrt(static_cast<double>(outcome.trials));
+    outcome.low = outcome.mean - half;
+    outcome.high = outcome.mean + half;
+    outcome.level = PairedLevel(check, outcome.low, outcome.high);
+    return outcome;
   }
   if (Passes(check.reproduced(), outcome, check.aggregate())) {
     outcome.level = Level::kReproduced;

@@ -31,7 +31,17 @@ struct RunOutcome {
 
 using RunOutcomes = std::map<std::string, RunOutcome>;
 
-enum class Level { kNot = 0, kPartly = 1, kReproduced = 2 };
+// How a check stands: its bar met, only its weaker `partly` bar met, not met, or undecided: an
+// effect whose interval straddles its bar (noise), or a curve met at some points and not at
+// others (mixed).
+enum class Level { kNot = 0, kPartly = 1, kReproduced = 2, kNoise = 3, kMixed = 4 };
+
+// Whether a level supports the claim (met or partly) or contradicts it (not met); noise does
+// neither, a mixed curve both.
+inline bool Holds(Level level) {
+  return level == Level::kReproduced || level == Level::kPartly || level == Level::kMixed;
+}
+inline bool Contradicts(Level level) { return level == Level::kNot || level == Level::kMixed; }
 
 struct CheckOutcome {
   std::string name;
@@ -41,7 +51,16 @@ struct CheckOutcome {
   // The aggregate, and the spread of the per-trial values (for SPEARMAN, value only).
   double value = 0, mean = 0, stddev = 0, min = 0, max = 0;
   int trials = 0;
+  // An effect paired by seed (minus, over_paired): the 95% t-interval of its mean over the
+  // seeds, which judges it.
+  bool paired = false;
+  double low = 0, high = 0;
   Level level = Level::kNot;
+  // A curve's points (Check.curve), each judged alone; the check's level combines them.
+  std::vector<CheckOutcome> points;
+  // The value the check's `reproduced` bar compares with (its threshold's value), for causes'
+  // gaps.
+  double bar = 0;
   // The thresholds it was judged by, as text ("> 0.99", "mean - 2 sd > 0").
   std::string rule;
   // Short commits ("360dff7", "360dff7+dirty") of the code that produced the trials, and the
@@ -51,8 +70,11 @@ struct CheckOutcome {
   std::vector<std::string> chosen;
 
   bool evaluated() const { return error.empty(); }
-  // "0.9925 (least of 6; range 0.9925-0.99540)", "-0.99 (Spearman over 15 trials)".
+  // "0.9925 (least of 6; range 0.9925-0.99540)", "-0.99 (Spearman over 15 trials)",
+  // "0.012 +- 0.014 (mean +- sd of 5; 95% interval -0.005 to 0.029)".
   std::string Number() const;
+  // The value the bar judges: the aggregate (the mean for a paired effect).
+  double Judged() const;
 };
 
 // A check over `runs`. A problem of the claims file itself (an unknown run, axis or metric)

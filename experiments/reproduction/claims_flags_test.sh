@@ -11,6 +11,10 @@ expect "--claim: judges some claims and writes nothing (not with --status_only o
 expect "--paper=7: no claims file declares this number" --paper=7 --out="$TEST_TMPDIR/stores"
 expect "--check_quick: needs --quick" --check_quick
 expect "--threads=-1: must be >= 0" --threads=-1
+expect "--status_only: rewrites README's table of the repository's papers (not with --claims)" \
+  --claims=mine/claims.textproto --status_only
+expect "nowhere/claims.textproto: cannot read claims file (nowhere/claims.textproto: no such file)" \
+  --claims=nowhere/claims.textproto --out="$TEST_TMPDIR/stores"
 if [[ -e "$TEST_TMPDIR/stores" ]]; then
   echo "FAIL: a refused command made its stores directory"
   failures=$((failures + 1))

@@ -2,12 +2,16 @@
 // judged from runs of this code. Writes CLAIMS.md and claims.csv (with --quick:
 // claims_quick.csv) beside each claims file, prints each paper's tally and rewrites README's
 // status table (alone with --status_only). --claim=ID judges one claim and writes nothing.
+// The repository's papers are the folders experiments/*/ with a claims.textproto;
+// --claims=FILE,... judges a researcher's own files instead (paths from where the command was
+// typed) and leaves README alone.
 //
 // Exit status: 0 done (claims whose data are not on this machine are "not evaluated"); 1 a
 // trial failed, results could not be written, or --check_quick found a changed verdict;
 // 2 bad flags or claims file, or a store of other code's results under --reuse=same;
 // 130 interrupted.
 #include <cstdio>
+#include <map>
 #include <set>
 #include <string>
 #include <thread>
@@ -19,19 +23,19 @@
 #include "absl/strings/str_split.h"
 #include "attention/base/files.h"
 #include "experiments/command_line.h"
-#include "experiments/trials/crash_stack.h"
-#include "experiments/trials/interrupt.h"
-#include "experiments/trials/product_setup.h"
+#include "experiments/reproduction/claims_files.h"
 #include "experiments/reproduction/claims_report.h"
 #include "experiments/reproduction/claims_runner.h"
 #include "experiments/store/this_build.h"
+#include "experiments/trials/crash_stack.h"
+#include "experiments/trials/interrupt.h"
+#include "experiments/trials/product_setup.h"
 #include "experiments/user_paths.h"
 
-ABSL_FLAG(
-    std::string, claims,
-    "experiments/max_margin/claims.textproto,experiments/qk_spectrum/claims.textproto,"
-    "experiments/sparse_selection/claims.textproto,experiments/rpc_robustness/claims.textproto",
-    "Comma-separated claims files (relative to the workspace).");
+ABSL_FLAG(std::string, claims, "",
+          "Comma-separated claims files of your own (paths relative to where you typed the "
+          "command), judged instead of the repository's papers (every "
+          "experiments/<folder>/claims.textproto); README's status table is left alone.");
 ABSL_FLAG(int, paper, 0, "Only the claims file of this paper number (0: all).");
 ABSL_FLAG(std::string, claim, "",
           "Comma-separated claim ids (3c,3d): judge only these, running only the runs they read, "
@@ -59,10 +63,21 @@ ABSL_FLAG(std::string, reuse, "rerun",
 namespace attnlab {
 namespace {
 
-// README's status table, from every paper's claims.csv and CLAIMS.md as they now stand: 0, or
-// 1 when README could not be read or written.
-int WriteReadmeStatus(std::vector<PaperTally>* tallies, const CodeVersion& code) {
-  for (PaperTally& tally : *tallies) {
+// README's status table, from every paper's claims.csv and CLAIMS.md as they now stand and its
+// runs' spec hashes (`files`, one per tally): 0, or 1 when a spec could not be read or README
+// could not be read or written. Only this needs every paper's specs: a broken spec of one paper
+// does not stop another's runs.
+int WriteReadmeStatus(const std::vector<ClaimsFileText>& files, std::vector<PaperTally>* tallies,
+                      const CodeVersion& code) {
+  for (size_t i = 0; i < tallies->size(); ++i) {
+    PaperTally& tally = (*tallies)[i];
+    absl::StatusOr<std::map<std::string, std::string>> spec_hashes = RunSpecHashes(files[i]);
+    if (!spec_hashes.ok()) {
+      std::fprintf(stderr, "README.md's status table not written: %s\n",
+                   std::string(spec_hashes.status().message()).c_str());
+      return 1;
+    }
+    tally.spec_hashes = *std::move(spec_hashes);
     tally.claims_csv = ReadFile(tally.claims_csv).value_or("");
     tally.quick_csv = ReadFile(tally.quick_csv).value_or("");
     tally.claims_md_text = ReadFile(tally.claims_md_text).value_or("");
@@ -149,31 +164,65 @@ int Main(int argc, char** argv) {
   PrintStackOnCrash(argv[0]);
   options.stop = [] { return InterruptSignal() != 0; };
 
+  // The files judged: the user's (--claims) or the repository's papers, whose tallies make
+  // README's status table.
+  const std::string own_files = absl::GetFlag(FLAGS_claims);
+  if (!own_files.empty() && absl::GetFlag(FLAGS_status_only)) {
+    std::fprintf(stderr,
+                 "--status_only: rewrites README's table of the repository's papers (not with "
+                 "--claims)\n");
+    return 2;
+  }
+  std::vector<std::string> names;  // as typed, or relative to the workspace
+  if (own_files.empty()) {
+    names = RepositoryClaimsFiles(ResolveWorkspacePath("experiments"));
+    if (names.empty()) {
+      std::fprintf(stderr,
+                   "%s: no folder with a claims.textproto (run under `bazel run`, or "
+                   "name your files with --claims)\n",
+                   ResolveWorkspacePath("experiments").c_str());
+      return 2;
+    }
+  } else {
+    names = absl::StrSplit(own_files, ',', absl::SkipEmpty());
+  }
   std::vector<ClaimsFileText> files;
-  std::vector<PaperTally> tallies;  // every paper's, for README's status table
+  std::vector<std::string> rerun_flags;     // per file judged: how CLAIMS.md says to rerun it
+  std::vector<PaperTally> tallies;          // the repository's papers, for README's status table
+  std::vector<ClaimsFileText> tally_files;  // and their claims files
+  std::map<int, std::string> numbered;      // paper number -> its file
   bool paper_found = false;
   std::set<std::string> unknown = asked;  // --claim's ids no selected file declares
-  for (absl::string_view name :
-       absl::StrSplit(absl::GetFlag(FLAGS_claims), ',', absl::SkipEmpty())) {
-    absl::StatusOr<ClaimsFileText> file = ReadClaimsFile(ResolveWorkspacePath(std::string(name)));
+  for (const std::string& name : names) {
+    const std::string path = own_files.empty() ? ResolveWorkspacePath(name) : ResolveUserPath(name);
+    absl::StatusOr<ClaimsFileText> file = ReadClaimsFile(path);
     if (!file.ok()) {
       std::fprintf(stderr, "%s\n", std::string(file.status().message()).c_str());
       return 2;
     }
-    absl::StatusOr<std::map<std::string, std::string>> spec_hashes = RunSpecHashes(*file);
-    if (!spec_hashes.ok()) {
-      std::fprintf(stderr, "%s\n", std::string(spec_hashes.status().message()).c_str());
+    const auto [other, fresh] = numbered.emplace(file->file.number(), path);
+    if (!fresh) {
+      std::fprintf(stderr, "%s:1: number: %d is also %s's paper number\n", path.c_str(),
+                   file->file.number(), other->second.c_str());
       return 2;
     }
-    tallies.push_back(
-        {file->file.number(), file->file.paper(), DirectoryOf(std::string(name)) + "/CLAIMS.md",
-         DirectoryOf(file->path) + "/claims.csv", DirectoryOf(file->path) + "/claims_quick.csv",
-         DirectoryOf(file->path) + "/CLAIMS.md",  // its path until read
-         *std::move(spec_hashes)});
+    if (own_files.empty()) {
+      tallies.push_back({file->file.number(),
+                         file->file.paper(),
+                         DirectoryOf(name) + "/CLAIMS.md",
+                         DirectoryOf(file->path) + "/claims.csv",
+                         DirectoryOf(file->path) + "/claims_quick.csv",
+                         DirectoryOf(file->path) + "/CLAIMS.md",  // its path until read
+                         {}});
+      tally_files.push_back(*file);
+    }
     if (absl::GetFlag(FLAGS_paper) == 0 || file->file.number() == absl::GetFlag(FLAGS_paper)) {
       paper_found = true;
-      if (asked.empty() || DeclaresAny(file->file, asked, &unknown))
+      if (asked.empty() || DeclaresAny(file->file, asked, &unknown)) {
+        rerun_flags.push_back(own_files.empty() ? absl::StrCat("--paper=", file->file.number())
+                                                : absl::StrCat("--claims=", name));
         files.push_back(std::move(*file));
+      }
     }
   }
   if (!paper_found) {
@@ -188,10 +237,13 @@ int Main(int argc, char** argv) {
                             : absl::StrCat("paper ", paper, " declares no such claim").c_str());
     return 2;
   }
-  if (absl::GetFlag(FLAGS_status_only)) return WriteReadmeStatus(&tallies, options.code);
+  if (absl::GetFlag(FLAGS_status_only)) {
+    return WriteReadmeStatus(tally_files, &tallies, options.code);
+  }
   int status = 0;
   std::vector<std::string> tally_lines;
-  for (const ClaimsFileText& file : files) {
+  for (size_t f = 0; f < files.size(); ++f) {
+    const ClaimsFileText& file = files[f];
     absl::StatusOr<PaperOutcome> paper = RunClaims(file, options);
     if (absl::IsCancelled(paper.status())) {
       std::fprintf(stderr, "%s\n", std::string(paper.status().message()).c_str());
@@ -211,7 +263,7 @@ int Main(int argc, char** argv) {
     if (options.quick) {
       outputs.emplace_back(dir + "/claims_quick.csv", QuickVerdictsCsv(*paper));
     } else {
-      outputs.emplace_back(dir + "/CLAIMS.md", ClaimsMarkdown(*paper));
+      outputs.emplace_back(dir + "/CLAIMS.md", ClaimsMarkdown(*paper, rerun_flags[f]));
       outputs.emplace_back(dir + "/claims.csv", ClaimsCsv(*paper));
     }
     if (absl::GetFlag(FLAGS_check_quick)) {
@@ -252,8 +304,14 @@ int Main(int argc, char** argv) {
                  "every claim: run without --claim to write them)\n");
     return status;
   }
-  if (absl::GetFlag(FLAGS_write) && !options.quick) {
-    if (int written = WriteReadmeStatus(&tallies, options.code); written != 0) return written;
+  if (absl::GetFlag(FLAGS_write) && !options.quick && !own_files.empty()) {
+    std::fprintf(stderr,
+                 "claims: README's status table lists the repository's papers; --claims leaves "
+                 "it as it is\n");
+  } else if (absl::GetFlag(FLAGS_write) && !options.quick) {
+    if (int written = WriteReadmeStatus(tally_files, &tallies, options.code); written != 0) {
+      return written;
+    }
   }
   return status;
 }

@@ -1,6 +1,7 @@
 #include "experiments/reproduction/claims_report.h"
 
 #include <algorithm>
+#include <cstring>
 #include <map>
 #include <set>
 
@@ -25,11 +26,21 @@ std::string CsvField(const std::string& field) {
 
 std::string Met(const CheckOutcome& check) {
   if (!check.evaluated()) return "not computed";
-  return check.level == Level::kReproduced ? "met" : check.level == Level::kPartly ? "partly met"
-                                                                                    : "not met";
+  switch (check.level) {
+    case Level::kReproduced:
+      return "met";
+    case Level::kPartly:
+      return "partly met";
+    case Level::kNoise:
+      return "noise";
+    case Level::kMixed:
+      return "mixed";
+    default:
+      return "not met";
+  }
 }
 
-// "corr at 200: 0.9925 (least of 6; ...), needs > 0.99: **met**".
+// "corr at 200: 0.9925 (least of 6; ...), needs > 0.99 (our bar): **met**".
 std::string CheckLine(const CheckOutcome& check, bool markdown = true) {
   if (!check.evaluated()) return absl::StrCat(check.name, ": not computed (", check.error, ")");
   const char* bold = markdown ? "**" : "";
@@ -47,63 +58,137 @@ std::string CauseKind(Cause::Kind kind) {
   }
 }
 
-// Why a claim missed: its causes (each established or not, with its evidence), or why it is
-// inconclusive or not evaluated. `markdown`: CLAIMS.md's cell; else indented lines for stdout.
+// A cause's standing, from its intervention's numbers: "established: <intervention line>,
+// closing 85% of the gap" or "not established (no run tests it)".
+std::string CauseStanding(const CauseOutcome& cause, bool markdown) {
+  if (!cause.tested) return "not established (no run tests it)";
+  if (!cause.intervention.evaluated()) {
+    return absl::StrCat("not established (", CheckLine(cause.intervention, markdown), ")");
+  }
+  return absl::StrCat(
+      CauseStatusName(cause.status), ": intervention ", CheckLine(cause.intervention, markdown),
+      cause.intervention.points.empty()
+          ? absl::StrFormat(", closing %.0f%% of the gap to the bar", 100 * cause.closed)
+          : "",
+      cause.cause.closes() > 0
+          ? absl::StrFormat(" (established at %.0f%%)", 100 * cause.cause.closes())
+          : "");
+}
+
+// Why a claim is not reproduced: what decided it (the checks that disagree, the control, the
+// interval, the precondition), then its causes, each with the intervention that tests it and
+// the evidence beside it. `markdown`: CLAIMS.md's cell; else indented lines for stdout.
 std::string Why(const ClaimOutcome& claim, bool markdown) {
   if (claim.verdict == Verdict::kReproduced) return "";
   if (claim.verdict == Verdict::kNotEvaluated) return claim.reason;
   std::vector<std::string> parts;
-  if (claim.verdict == Verdict::kInconclusive) {
-    parts.push_back(claim.reason);
-    if (claim.causes.empty()) return claim.reason;
-  } else if (claim.causes.empty()) {
-    return "cause not established (no run tests one)";
-  }
+  if (!claim.reason.empty()) parts.push_back(claim.reason);
   const char* bold = markdown ? "**" : "";
   for (const CauseOutcome& cause : claim.causes) {
     std::vector<std::string> evidence;
     for (const CheckOutcome& check : cause.evidence) evidence.push_back(CheckLine(check, markdown));
-    parts.push_back(absl::StrCat(bold, CauseKind(cause.cause.kind()), bold,
-                                 cause.shown ? "" : " (not established)", ": ", cause.cause.text(),
-                                 evidence.empty()
-                                     ? " (no run tests it)"
-                                     : absl::StrCat(" Evidence: ", absl::StrJoin(evidence, "; "))));
+    parts.push_back(absl::StrCat(
+        bold, CauseKind(cause.cause.kind()), bold, ": ", cause.cause.text(), " (",
+        CauseStanding(cause, markdown), ")",
+        evidence.empty() ? "" : absl::StrCat(" Beside it: ", absl::StrJoin(evidence, "; "))));
+  }
+  if (claim.causes.empty() && claim.verdict != Verdict::kInconclusive) {
+    parts.push_back("cause: none proposed");
   }
   return absl::StrJoin(parts, markdown ? "<br>" : "\n    ");
 }
 
 std::set<std::string> Union(const ClaimOutcome& claim, std::set<std::string> CheckOutcome::*field) {
   std::set<std::string> all;
-  for (const auto* list : {&claim.checks, &claim.requirements}) {
-    for (const CheckOutcome& check : *list)
+  for (const auto* list : {&claim.checks, &claim.requirements, &claim.controls}) {
+    for (const CheckOutcome& check : *list) {
       all.insert((check.*field).begin(), (check.*field).end());
+      for (const CheckOutcome& point : check.points) {
+        all.insert((point.*field).begin(), (point.*field).end());
+      }
+    }
   }
   return all;
 }
 
+// Our setup, and each way it departs from the paper's.
+std::string SetupText(const Claim& claim) {
+  if (claim.deviation().empty()) return claim.setup();
+  return absl::StrCat(claim.setup(), claim.setup().empty() ? "" : " ",
+                      "Deviations from the paper: ", absl::StrJoin(claim.deviation(), "; "), ".");
+}
+
+// The plugin folders the paper's trials ran (their code's plugins).
+std::set<std::string> PluginsRun(const PaperOutcome& paper) {
+  std::set<std::string> folders;
+  for (const auto& [name, run] : paper.runs) {
+    for (const Trial& trial : run.trials) {
+      for (const auto& [folder, hash] : trial.code.plugins) folders.insert(folder);
+    }
+  }
+  return folders;
+}
+
+// claims.csv's line for `check` (as `part` of `claim`), and one per point of a curve.
+void AppendCsvRows(int paper, const ClaimOutcome& claim, const std::string& part,
+                   const CheckOutcome& check, std::string* csv) {
+  absl::StrAppend(
+      csv, paper, ",", CsvField(claim.claim.id()), ",", VerdictName(claim.verdict), ",",
+      CsvField(part), ",", CsvField(check.name), ",",
+      check.evaluated() && check.points.empty()
+          ? absl::StrFormat("%.17g,%.17g,%.17g,%.17g,%.17g,%d,", check.value, check.mean,
+                            check.stddev, check.min, check.max, check.trials)
+          : ",,,,,,",
+      check.paired && check.evaluated() ? absl::StrFormat("%.17g,%.17g", check.low, check.high)
+                                        : ",",
+      ",", CsvField(check.rule), ",", Met(check), ",", absl::StrJoin(check.commits, " "), ",",
+      absl::StrJoin(check.specs, " "), "\n");
+  for (const CheckOutcome& point : check.points) {
+    AppendCsvRows(paper, claim, part + ": curve point", point, csv);
+  }
+}
+
+constexpr char kTrialCodeMark[] = "<!-- trial code: ";
+
 }  // namespace
 
-std::string ClaimsMarkdown(const PaperOutcome& paper) {
+std::string ClaimsMarkdown(const PaperOutcome& paper, absl::string_view rerun_flags) {
   const ClaimsFile& file = paper.claims.file;
+  const std::set<std::string> plugins = PluginsRun(paper);
+  const CodeVersion trial_code = paper.code.ForPlugins(plugins);
   std::string md = absl::StrCat("# Paper ", file.number(), " claims: ", file.paper(), "\n\n");
+  absl::StrAppend(&md, kTrialCodeMark, trial_code.Key(), "; plugins: ", absl::StrJoin(plugins, " "),
+                  " -->\n");
   absl::StrAppend(
-      &md, "Generated by `tools/bazel run //experiments:claims -- --paper=", file.number(),
-      "` from `claims.textproto` and the runs it names, by ", paper.code.Describe(),
-      ". Do not edit: rerun the command. Each verdict follows from the rule beside each number "
-      "(claims.textproto); a miss names a cause as established only where a run shows it.\n\n");
+      &md, "Generated by `tools/bazel run //experiments:claims -- ", rerun_flags,
+      "` from `claims.textproto` and the runs it names, by trial ", trial_code.Describe(),
+      ". Do not edit: rerun the command.\n\n",
+      "Verdicts follow one standard (README, \"Reproducing the papers\"): the central check "
+      "decides; checks that disagree read \"mixed\"; an effect paired by seed is judged by its "
+      "95% t-interval, and one that straddles its bar is \"inconclusive (noise)\"; an effect "
+      "that its matched control gives too is \"not specific\"; a cause is established only by "
+      "an intervention run. Each bar says whose it is (ours or the paper's).\n\n");
   absl::StrAppend(&md, "**", TallyLine(CountVerdicts(paper.outcomes)), ".**\n\n");
-  md += "| claim | our setup | our number | verdict | why, for a miss | commit | spec |\n";
+  md +=
+      "| claim | our setup | our number | verdict | why, for a claim not reproduced | commit | "
+      "spec |\n";
   md += "|---|---|---|---|---|---|---|\n";
   for (const ClaimOutcome& claim : paper.outcomes) {
     std::vector<std::string> numbers;
-    for (const CheckOutcome& check : claim.checks) numbers.push_back(CheckLine(check));
+    for (size_t i = 0; i < claim.checks.size(); ++i) {
+      numbers.push_back(absl::StrCat(static_cast<int>(i) == claim.central ? "central: " : "",
+                                     CheckLine(claim.checks[i])));
+    }
+    for (const CheckOutcome& check : claim.controls) {
+      numbers.push_back(absl::StrCat("against its matched control: ", CheckLine(check)));
+    }
     for (const CheckOutcome& check : claim.requirements) {
       numbers.push_back(absl::StrCat("precondition: ", CheckLine(check)));
     }
     absl::StrAppend(
         &md, "| **", Cell(claim.claim.id()), "** ", Cell(claim.claim.words()),
         claim.claim.source().empty() ? "" : absl::StrCat(" (", Cell(claim.claim.source()), ")"),
-        " | ", Cell(claim.claim.setup()), " | ", Cell(absl::StrJoin(numbers, "<br>")), " | **",
+        " | ", Cell(SetupText(claim.claim)), " | ", Cell(absl::StrJoin(numbers, "<br>")), " | **",
         VerdictName(claim.verdict), "** | ", Cell(Why(claim, /*markdown=*/true)), " | ",
         absl::StrJoin(Union(claim, &CheckOutcome::commits), " "), " | ",
         absl::StrJoin(Union(claim, &CheckOutcome::specs), " "), " |\n");
@@ -113,24 +198,25 @@ std::string ClaimsMarkdown(const PaperOutcome& paper) {
 
 std::string ClaimsCsv(const PaperOutcome& paper) {
   std::string csv =
-      "paper,claim,verdict,part,name,value,mean,sd,min,max,trials,rule,met,commits,specs\n";
+      "paper,claim,verdict,part,name,value,mean,sd,min,max,trials,low,high,rule,met,commits,"
+      "specs\n";
   for (const ClaimOutcome& claim : paper.outcomes) {
     auto row = [&](const std::string& part, const CheckOutcome& check) {
-      absl::StrAppend(
-          &csv, paper.claims.file.number(), ",", CsvField(claim.claim.id()), ",",
-          VerdictName(claim.verdict), ",", CsvField(part), ",", CsvField(check.name), ",",
-          check.evaluated() ? absl::StrFormat("%.17g,%.17g,%.17g,%.17g,%.17g,%d", check.value,
-                                              check.mean, check.stddev, check.min, check.max,
-                                              check.trials)
-                            : ",,,,,",
-          ",", CsvField(check.rule), ",", Met(check), ",",
-          absl::StrJoin(check.commits, " "), ",", absl::StrJoin(check.specs, " "), "\n");
+      AppendCsvRows(paper.claims.file.number(), claim, part, check, &csv);
     };
-    for (const CheckOutcome& check : claim.checks) row("check", check);
+    for (size_t i = 0; i < claim.checks.size(); ++i) {
+      row(static_cast<int>(i) == claim.central ? "central check" : "check", claim.checks[i]);
+    }
+    for (const CheckOutcome& check : claim.controls) row("control", check);
     for (const CheckOutcome& check : claim.requirements) row("precondition", check);
     for (const CauseOutcome& cause : claim.causes) {
+      const std::string kind = CauseKind(cause.cause.kind());
+      if (cause.tested) {
+        row(absl::StrCat("cause (", kind, ", ", CauseStatusName(cause.status), "): intervention"),
+            cause.intervention);
+      }
       for (const CheckOutcome& check : cause.evidence) {
-        row(absl::StrCat("evidence: ", CauseKind(cause.cause.kind())), check);
+        row(absl::StrCat("cause (", kind, "): evidence"), check);
       }
     }
   }
@@ -209,12 +295,15 @@ std::vector<std::string> CsvFields(absl::string_view line) {
   return fields;
 }
 
+// claims.csv's columns of commits and spec hashes (ClaimsCsv).
+constexpr int kCommitsField = 15, kSpecsField = 16;
+
 constexpr char kStatusBegin[] = "<!-- claims status -->";
 constexpr char kStatusEnd[] = "<!-- end claims status -->";
 
 Verdict VerdictNamed(absl::string_view name) {
-  for (Verdict v : {Verdict::kReproduced, Verdict::kPartly, Verdict::kNotReproduced,
-                    Verdict::kInconclusive}) {
+  for (Verdict v : {Verdict::kReproduced, Verdict::kPartly, Verdict::kMixed, Verdict::kNotSpecific,
+                    Verdict::kNotReproduced, Verdict::kNoise, Verdict::kInconclusive}) {
     if (VerdictName(v) == name) return v;
   }
   return Verdict::kNotEvaluated;
@@ -255,11 +344,11 @@ std::set<std::string> ChangedRuns(absl::string_view csv,
   bool header = true;
   for (absl::string_view line : absl::StrSplit(csv, '\n', absl::SkipEmpty())) {
     const std::vector<std::string> fields = CsvFields(line);
-    if (header || fields.size() < 15) {
+    if (header || fields.size() <= kSpecsField) {
       header = false;
       continue;
     }
-    for (absl::string_view word : absl::StrSplit(fields[14], ' ', absl::SkipEmpty())) {
+    for (absl::string_view word : absl::StrSplit(fields[kSpecsField], ' ', absl::SkipEmpty())) {
       const std::pair<std::string, std::string> run_hash = absl::StrSplit(word, ':');
       const auto now = current.find(run_hash.first);
       if (now != current.end() && now->second != run_hash.second) changed.insert(run_hash.first);
@@ -268,46 +357,54 @@ std::set<std::string> ChangedRuns(absl::string_view csv,
   return changed;
 }
 
+// Whether CLAIMS.md's trial-code mark (ClaimsMarkdown) names the code `current` runs for the
+// same plugins: the core and each plugin the trials ran unchanged, built alike.
+bool SameTrialCode(const std::string& claims_md, const CodeVersion& current) {
+  const size_t at = claims_md.find(kTrialCodeMark);
+  if (at == std::string::npos) return false;
+  const size_t begin = at + std::strlen(kTrialCodeMark);
+  const std::string mark = claims_md.substr(begin, claims_md.find(" -->", begin) - begin);
+  const std::pair<std::string, std::string> key_plugins =
+      absl::StrSplit(mark, absl::MaxSplits("; plugins: ", 1));
+  const std::set<std::string> plugins = absl::StrSplit(key_plugins.second, ' ', absl::SkipEmpty());
+  return current.ForPlugins(plugins).Key() == key_plugins.first;
+}
+
 }  // namespace
 
 std::string ReadmeStatusTable(const std::vector<PaperTally>& papers, const CodeVersion& current) {
   std::string table =
-      "| paper | claims (computed by `//experiments:claims`) | table | code |\n|---|---|---|---|\n";
+      "| paper | claims | reproduced | partly | mixed | not specific | not reproduced | "
+      "inconclusive (noise) | inconclusive | not evaluated | table | code |\n"
+      "|---|---|---|---|---|---|---|---|---|---|---|---|\n";
   for (const PaperTally& paper : papers) {
     std::set<std::string> commits;
-    const std::vector<ClaimOutcome> full = CsvVerdicts(paper.claims_csv, 1, 13, &commits);
+    const std::vector<ClaimOutcome> full =
+        CsvVerdicts(paper.claims_csv, 1, kCommitsField, &commits);
     const std::vector<ClaimOutcome> quick = CsvVerdicts(paper.quick_csv, 0, -1, nullptr);
-    std::string tally = "not run yet", link = paper.claims_md;
-    if (!full.empty()) {
-      tally = TallyLine(CountVerdicts(full));
-    } else if (!quick.empty()) {
-      tally = absl::StrCat("not run at full length yet; shortened runs (`--quick`): ",
-                           TallyLine(CountVerdicts(quick)));
+    std::string kind = "full length", link = paper.claims_md;
+    const std::vector<ClaimOutcome>* shown = &full;
+    if (full.empty()) {
+      shown = &quick;
+      kind = quick.empty() ? "not run yet" : "shortened runs only (`--quick`)";
       link = absl::StrCat(paper.claims_md.substr(0, paper.claims_md.rfind('/') + 1),
                           "claims_quick.csv");
     }
+    const Tally t = CountVerdicts(*shown);
     std::string code = absl::StrJoin(commits, " ");
-    // CLAIMS.md's header: "by code <key> (commit ..., source <hash>, ...".
-    const std::string& header = paper.claims_md_text;
-    const size_t key_at = header.find("by code "), source_at = header.find(", source ");
-    if (!full.empty() && key_at != std::string::npos &&
-        header.compare(key_at + 8, current.Key().size(), current.Key()) != 0) {
-      const bool same_source =
-          source_at != std::string::npos &&
-          header.compare(source_at + 9, current.source.size(), current.source) == 0;
-      absl::StrAppend(&code,
-                      same_source ? "; this trial code built or tuned otherwise (compiler, CPU or "
-                                    "product backends: "
-                                  : "; older trial code than this build's (",
-                      "`--paper=", paper.number, "` reruns its trials)");
+    if (!full.empty() && !SameTrialCode(paper.claims_md_text, current)) {
+      absl::StrAppend(&code, "; older trial code than this build's (`--paper=", paper.number,
+                      "` reruns its trials)");
     }
     const std::set<std::string> changed = ChangedRuns(paper.claims_csv, paper.spec_hashes);
     if (!changed.empty()) {
       absl::StrAppend(&code, "; specs changed since (", absl::StrJoin(changed, ", "),
                       ": `--paper=", paper.number, "` reruns them)");
     }
-    absl::StrAppend(&table, "| ", paper.number, ". ", Cell(paper.paper), " | ", tally, " | [", link,
-                    "](", link, ") | ", code, " |\n");
+    absl::StrAppend(&table, "| ", paper.number, ". ", Cell(paper.paper), " | ", t.claims, " (",
+                    kind, ") | ", t.reproduced, " | ", t.partly, " | ", t.mixed, " | ",
+                    t.not_specific, " | ", t.not_reproduced, " | ", t.noise, " | ", t.inconclusive,
+                    " | ", t.not_evaluated, " | [", link, "](", link, ") | ", code, " |\n");
   }
   return table;
 }
@@ -330,7 +427,7 @@ std::string ClaimsSummary(const PaperOutcome& paper) {
   size_t width = 0;
   for (const ClaimOutcome& claim : paper.outcomes) width = std::max(width, claim.claim.id().size());
   for (const ClaimOutcome& claim : paper.outcomes) {
-    absl::StrAppend(&text, absl::StrFormat("  %-*s  %-17s", width, claim.claim.id(),
+    absl::StrAppend(&text, absl::StrFormat("  %-*s  %-20s", width, claim.claim.id(),
                                            VerdictName(claim.verdict)));
     std::vector<std::string> numbers;
     for (const CheckOutcome& check : claim.checks) {

@@ -14,12 +14,17 @@
 
 namespace attnlab {
 
-// The claims table: per claim its words, our setup, each check's number against its rule, the
-// verdict, the cause of a miss with its evidence, the commits and spec hashes; the tally above.
-std::string ClaimsMarkdown(const PaperOutcome& paper);
+// The claims table: per claim its words, our setup with its deviations from the paper, each
+// check's number against its rule (the central one marked, then controls and preconditions),
+// the verdict, what decided a verdict other than reproduced and the causes with their
+// interventions, the commits and spec hashes; the tally above. The header names the trial code
+// (core and the plugins the trials ran) and the command that reruns it (`rerun_flags`:
+// "--paper=1", "--claims=mine/claims.textproto").
+std::string ClaimsMarkdown(const PaperOutcome& paper, absl::string_view rerun_flags);
 
-// One row per check, precondition and piece of evidence:
-// paper,claim,verdict,part,name,value,mean,sd,min,max,trials,rule,met,commits,specs.
+// One row per check (and curve point), control, precondition, cause intervention and piece of
+// evidence: paper,claim,verdict,part,name,value,mean,sd,min,max,trials,low,high,rule,met,
+// commits,specs (low and high: a paired effect's 95% interval).
 std::string ClaimsCsv(const PaperOutcome& paper);
 
 // claim,verdict: the quick verdicts a test holds the code to.
@@ -39,14 +44,15 @@ std::string ClaimsSummary(const PaperOutcome& paper);
 struct PaperTally {
   int number = 0;
   std::string paper, claims_md, claims_csv, quick_csv;
-  // CLAIMS.md's text: its header names the code its trials ran ("by code <key> (...").
+  // CLAIMS.md's text: its header marks the trial code ("<!-- trial code: KEY; plugins: ...").
   std::string claims_md_text;
   // Each run's spec hash as the repository now has it (RunSpecHashes).
   std::map<std::string, std::string> spec_hashes;
 };
-// A paper whose CLAIMS.md came from code other than `current` (another source, or the same
-// built or tuned otherwise), or from specs other than `spec_hashes`, says so in its code column,
-// with the command that reruns it.
+// One row per paper with a column per verdict. A paper whose CLAIMS.md came from trial code
+// other than `current`'s (the core or a plugin its trials ran changed, or built otherwise), or
+// from specs other than `spec_hashes`, says so in its code column, with the command that reruns
+// it.
 std::string ReadmeStatusTable(const std::vector<PaperTally>& papers, const CodeVersion& current);
 
 // `readme` with the text between its "<!-- claims status -->" and "<!-- end claims status -->"

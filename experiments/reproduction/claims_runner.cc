@@ -64,6 +64,34 @@ RunOutcome DryRunOutcome(const std::string& name, const ExperimentResult& dry) {
   return outcome;
 }
 
+// Each run's trials as a dry run of `specs` builds them (RunClaims' order); a run whose data
+// are missing, or that --quick skips, has a status instead.
+absl::StatusOr<RunOutcomes> DryRuns(const ClaimsFileText& claims,
+                                    const std::vector<ParsedSpec>& specs, bool quick) {
+  RunOutcomes dry_runs;
+  for (int r = 0; r < claims.file.run_size(); ++r) {
+    const ClaimRun& run = claims.file.run(r);
+    if (quick && run.quick_skip()) {
+      dry_runs[run.name()].status = absl::UnavailableError("skipped by --quick");
+      continue;
+    }
+    RunOptions dry;
+    dry.dry_run = true;
+    dry.progress = false;
+    absl::StatusOr<ExperimentResult> built = RunExperiment(specs[r], dry);
+    if (built.ok()) {
+      dry_runs[run.name()] = DryRunOutcome(run.name(), *built);
+    } else if (absl::IsNotFound(built.status())) {  // data missing: its claims say so later
+      dry_runs[run.name()].name = run.name();
+      dry_runs[run.name()].status = built.status();
+    } else {
+      return absl::InvalidArgumentError(absl::StrCat(claims.path, ":", claims.run_line[r], ": run ",
+                                                     run.name(), ": ", built.status().message()));
+    }
+  }
+  return dry_runs;
+}
+
 // Every check of every claim against the runs' dry runs: a misnamed run, axis, label, metric
 // or step is found before hours of training, not after.
 absl::Status CheckClaimsAgainst(const ClaimsFileText& claims, const RunOutcomes& dry_runs) {
@@ -77,8 +105,9 @@ absl::Status CheckClaimsAgainst(const ClaimsFileText& claims, const RunOutcomes&
   return absl::OkStatus();
 }
 
-// The runs that the claims `ids` (every claim when empty) read: their checks and preconditions
-// with their baselines, and with `causes` their causes' evidence. --quick runs only what
+// The runs that the claims `ids` (every claim when empty) read: their checks, controls and
+// preconditions with their baselines, and with `causes` their causes' interventions and
+// evidence. --quick runs only what
 // verdicts read, as its verdicts are all it reports.
 std::set<std::string> RunsRead(const ClaimsFile& file, const std::set<std::string>& ids,
                                bool causes) {
@@ -92,8 +121,10 @@ std::set<std::string> RunsRead(const ClaimsFile& file, const std::set<std::strin
     if (!ids.empty() && ids.count(claim.id()) == 0) continue;
     for (const Check& check : claim.check()) add(check);
     for (const Check& check : claim.precondition()) add(check);
+    for (const Check& check : claim.control()) add(check);
     if (!causes) continue;
     for (const Cause& cause : claim.cause()) {
+      if (cause.has_intervention()) add(cause.intervention());
       for (const Check& check : cause.evidence()) add(check);
     }
   }
@@ -120,6 +151,11 @@ absl::StatusOr<ParsedSpec> ReadRunSpec(const ClaimsFileText& claims, int r, bool
 std::string SpecHash(const ExperimentSpec& spec) {
   return absl::StrFormat("%012x",
                          Fnv1a(PrintSpec(ResultDeterminingSpec(spec))) & 0xffffffffffffull);
+}
+
+// The store a run's spec names (its name when it names none, else the run's name).
+std::string StoreName(const ExperimentSpec& spec, const std::string& run) {
+  return !spec.store().empty() ? spec.store() : !spec.name().empty() ? spec.name() : run;
 }
 
 }  // namespace
@@ -188,34 +224,29 @@ absl::StatusOr<PaperOutcome> RunClaims(const ClaimsFileText& claims, const Claim
   paper.quick = options.quick;
   const ClaimsFile& file = claims.file;
   // Every run's spec with its overrides, dry-run first: the specs build and the checks find
-  // what they name.
+  // what they name. The checks are held to the full-length runs (a shortened run may lack a
+  // width or a length that a claim reads: that claim is not evaluated under --quick).
   std::vector<ParsedSpec> specs;
-  RunOutcomes dry_runs;
+  std::map<std::string, int> store_runs;  // a spec's store -> how many runs of the file use it
   for (int r = 0; r < file.run_size(); ++r) {
-    const ClaimRun& run = file.run(r);
-    const std::string where =
-        absl::StrCat(claims.path, ":", claims.run_line[r], ": run ", run.name(), ": ");
     absl::StatusOr<ParsedSpec> parsed = ReadRunSpec(claims, r, options.quick);
     if (!parsed.ok()) return parsed.status();
     specs.push_back(std::move(*parsed));
-    if (options.quick && run.quick_skip()) {
-      dry_runs[run.name()].status = absl::UnavailableError("skipped by --quick");
-      continue;
-    }
-    RunOptions dry;
-    dry.dry_run = true;
-    dry.progress = false;
-    absl::StatusOr<ExperimentResult> built = RunExperiment(specs.back(), dry);
-    if (built.ok()) {
-      dry_runs[run.name()] = DryRunOutcome(run.name(), *built);
-    } else if (absl::IsNotFound(built.status())) {  // data missing: its claims say so later
-      dry_runs[run.name()].name = run.name();
-      dry_runs[run.name()].status = built.status();
-    } else {
-      return absl::InvalidArgumentError(absl::StrCat(where, built.status().message()));
-    }
+    ++store_runs[StoreName(specs.back().spec, file.run(r).name())];
   }
-  RETURN_IF_ERROR(CheckClaimsAgainst(claims, dry_runs));
+  absl::StatusOr<RunOutcomes> dry_runs = DryRuns(claims, specs, options.quick);
+  if (!dry_runs.ok()) return dry_runs.status();
+  if (options.quick) {
+    std::vector<ParsedSpec> full;
+    for (int r = 0; r < file.run_size(); ++r) {
+      absl::StatusOr<ParsedSpec> parsed = ReadRunSpec(claims, r, /*quick=*/false);
+      if (!parsed.ok()) return parsed.status();
+      full.push_back(std::move(*parsed));
+    }
+    dry_runs = DryRuns(claims, full, /*quick=*/false);
+    if (!dry_runs.ok()) return dry_runs.status();
+  }
+  RETURN_IF_ERROR(CheckClaimsAgainst(claims, *dry_runs));
 
   // What runs: every run; with --claim what the claims asked for read; with --quick only what
   // verdicts read.
@@ -243,8 +274,10 @@ absl::StatusOr<PaperOutcome> RunClaims(const ClaimsFileText& claims, const Claim
     const ExperimentSpec& spec = parsed.spec;
     const std::string spec_path = parsed.locator->file();
     RunOptions run_options;
-    run_options.out_dir = absl::StrCat(options.out_dir, options.quick ? "/quick/" : "/",
-                                       !spec.store().empty() ? spec.store() : spec.name());
+    // Runs that share a spec's store get one each, so that each store's summary holds its run.
+    const std::string store = StoreName(spec, run.name());
+    run_options.out_dir = absl::StrCat(options.out_dir, options.quick ? "/quick/" : "/", store,
+                                       store_runs[store] > 1 ? absl::StrCat(".", run.name()) : "");
     run_options.threads = options.threads;
     run_options.progress = options.progress;
     run_options.code = options.code;
@@ -274,6 +307,14 @@ absl::StatusOr<PaperOutcome> RunClaims(const ClaimsFileText& claims, const Claim
   for (int c = 0; c < file.claim_size(); ++c) {
     if (!options.claims.empty() && options.claims.count(file.claim(c).id()) == 0) continue;
     absl::StatusOr<ClaimOutcome> outcome = JudgeClaim(file.claim(c), paper.runs);
+    if (!outcome.ok() && options.quick) {  // the full-length runs have what it reads
+      ClaimOutcome shortened;
+      shortened.claim = file.claim(c);
+      shortened.reason =
+          absl::StrCat("the shortened runs lack what it reads (", outcome.status().message(), ")");
+      paper.outcomes.push_back(std::move(shortened));
+      continue;
+    }
     if (!outcome.ok()) {
       return absl::InvalidArgumentError(
           absl::StrCat(claims.path, ":", claims.claim_line[c], ": ", outcome.status().message()));

@@ -34,7 +34,8 @@ absl::StatusOr<ClaimsFileText> ReadClaimsFile(const std::string& path);
 absl::StatusOr<std::map<std::string, std::string>> RunSpecHashes(const ClaimsFileText& claims);
 
 struct ClaimsOptions {
-  // Each run's results store: <out_dir>/<spec store or name>, or <out_dir>/quick/... with quick.
+  // Each run's results store: <out_dir>/<spec store or name>, or <out_dir>/quick/... with quick;
+  // <...>.<run name> where several runs of the file share the spec's store.
   std::string out_dir;
   bool quick = false;
   int threads = 1;

@@ -60,7 +60,7 @@ TEST(CheckTest, MeanWithItsSpreadAgainstAMargin) {
   EXPECT_DOUBLE_EQ(outcome.stddev, 1);
   EXPECT_EQ(outcome.trials, 3);
   EXPECT_EQ(outcome.level, Level::kReproduced);
-  EXPECT_EQ(outcome.rule, "mean - 1 sd > 0");
+  EXPECT_EQ(outcome.rule, "mean - 1 sd > 0 (our bar)");
   EXPECT_EQ(outcome.Number(), "2 +- 1 (mean +- sd of 3)");
   EXPECT_EQ(Evaluate(check + " reproduced { op: GT value: 0 margin_sd: 2 }").level, Level::kNot);
   EXPECT_EQ(Evaluate(check + " reproduced { op: LT value: 4.5 margin_sd: 2 }").level,
@@ -70,7 +70,7 @@ TEST(CheckTest, MeanWithItsSpreadAgainstAMargin) {
   const CheckOutcome within =
       Evaluate(check + " reproduced { op: WITHIN value: 2.5 tolerance: 1.5 margin_sd: 1 }");
   EXPECT_EQ(within.level, Level::kReproduced);
-  EXPECT_EQ(within.rule, "mean +- 1 sd within 1.5 of 2.5");
+  EXPECT_EQ(within.rule, "mean +- 1 sd within 1.5 of 2.5 (our bar)");
   EXPECT_EQ(
       Evaluate(check + " reproduced { op: WITHIN value: 2.5 tolerance: 1.4 margin_sd: 1 }").level,
       Level::kNot);
@@ -86,7 +86,7 @@ TEST(CheckTest, LeastLargestAndPartialCredit) {
   EXPECT_EQ(outcome.value, 1);
   EXPECT_EQ(outcome.max, 7);
   EXPECT_EQ(outcome.level, Level::kPartly);
-  EXPECT_EQ(outcome.rule, "> 2; partly: largest > 6");
+  EXPECT_EQ(outcome.rule, "> 2 (our bar); partly: largest > 6 (our bar)");
   EXPECT_EQ(outcome.Number(), "1 (least of 6; range 1 to 7)");
 }
 
@@ -264,6 +264,90 @@ TEST(CheckTest, MissingRunsAndFailedTrialsAreNotComputed) {
             "run r did not run: wiki.valid.tokens: cannot read");
 }
 
+TEST(CheckTest, PairedEffectsAreJudgedByTheirInterval) {
+  // s = b minus s = a at the same seed: 2, 3, 4: mean 3, sd 1, 95% t-interval 3 -+ 4.303 / sqrt(3).
+  const std::string check = R"pb(name: "effect" run: "r" where: "s=b" value { metric: "m" }
+                                  minus { where: "s=a" })pb";
+  const double half = 4.303 / std::sqrt(3.0);
+  const CheckOutcome met = Evaluate(check + " reproduced { op: GT value: 0 }");
+  EXPECT_TRUE(met.paired);
+  EXPECT_NEAR(met.low, 3 - half, 1e-12);
+  EXPECT_NEAR(met.high, 3 + half, 1e-12);
+  EXPECT_EQ(met.level, Level::kReproduced);
+  EXPECT_EQ(met.rule, "its 95% interval > 0 (our bar)");
+  EXPECT_EQ(met.Number(), "3 +- 1 (mean +- sd of 3 seeds; 95% t-interval 0.516 to 5.48)");
+  // The interval straddles 3: noise, neither side shown; past its top: not met.
+  EXPECT_EQ(Evaluate(check + " reproduced { op: GT value: 3 }").level, Level::kNoise);
+  EXPECT_EQ(Evaluate(check + " reproduced { op: GT value: 6 }").level, Level::kNot);
+  // A weaker bar the whole interval clears: partly; the paper's bar says so.
+  const CheckOutcome partly =
+      Evaluate(check + " reproduced { op: GT value: 6 } partly { op: GT value: 0 source: PAPER }");
+  EXPECT_EQ(partly.level, Level::kPartly);
+  EXPECT_EQ(partly.rule, "its 95% interval > 6 (our bar); partly: > 0 (the paper's bar)");
+}
+
+TEST(CheckTest, ACurveIsJudgedAtEveryPoint) {
+  // s = b: m is 1, 1, 1 at step 0 and 3, 5, 7 at step 10.
+  const std::string curve = R"pb(name: "m over training" run: "r" where: "s=b"
+                                  curve { metric: "m" step: 0 } curve { metric: "m" step: 10 })pb";
+  const CheckOutcome mixed = Evaluate(curve + " reproduced { op: GT value: 2 }");
+  ASSERT_EQ(mixed.points.size(), 2u);
+  EXPECT_EQ(mixed.points[0].name, "m at step 0");
+  EXPECT_EQ(mixed.points[0].level, Level::kNot);
+  EXPECT_EQ(mixed.points[1].level, Level::kReproduced);
+  EXPECT_EQ(mixed.level, Level::kMixed);
+  EXPECT_EQ(mixed.Number(),
+            "over the curve: m at step 0: 1 +- 0 (mean +- sd of 3) not met; m at step 10: 5 +- 2 "
+            "(mean +- sd of 3) met");
+  EXPECT_EQ(Evaluate(curve + " reproduced { op: GT value: 0.5 }").level, Level::kReproduced);
+  // Over trials: s = a (mean 2) and s = b (mean 5) at step 10, against > 3.
+  const CheckOutcome over_trials = Evaluate(R"pb(name: "m by s" run: "r" value { metric: "m" }
+                                                 curve_where: "s=a" curve_where: "s=b"
+                                                 reproduced { op: GT value: 3 })pb");
+  ASSERT_EQ(over_trials.points.size(), 2u);
+  EXPECT_EQ(over_trials.points[0].name, "s=a");
+  EXPECT_EQ(over_trials.level, Level::kMixed);
+  EXPECT_EQ(Evaluate(curve + " reproduced { op: GT value: 9 }").level, Level::kNot);
+}
+
+// Run "moves": metrics x and y over steps 0-3; seed 1's y rises with x, seed 2's falls.
+RunOutcomes Moves() {
+  RunOutcome run;
+  run.name = "moves";
+  for (int seed = 1; seed <= 2; ++seed) {
+    Trial trial;
+    trial.labels = {{"seed", std::to_string(seed)}};
+    TrialResult result;
+    for (int step = 0; step < 4; ++step) {
+      result.points.push_back({step, "x", 1.0 + step});
+      result.points.push_back({step, "y", seed == 1 ? 1.0 + step * step : 4.0 - step});
+    }
+    result.points.push_back({9, "z", 1});
+    run.trials.push_back(trial);
+    run.results.push_back(result);
+    run.errors.push_back("");
+  }
+  RunOutcomes runs;
+  runs["moves"] = run;
+  return runs;
+}
+
+TEST(CheckTest, CoMovementAlongTraining) {
+  const CheckOutcome least = Evaluate(R"pb(run: "moves" value { metric: "y" } versus { metric: "x" }
+                                           along_training: true aggregate: MIN)pb", Moves());
+  EXPECT_DOUBLE_EQ(least.max, 1);
+  EXPECT_DOUBLE_EQ(least.value, -1);
+  EXPECT_EQ(EvaluateCheck(Parse<Check>(R"pb(run: "moves" value { metric: "y" } versus { metric: "z" }
+                                            along_training: true)pb"), Moves())
+                .status()
+                .message(),
+            "along_training: run moves logs 'y' and 'z' together at 0 steps (needs at least 3)");
+  EXPECT_FALSE(EvaluateCheck(Parse<Check>(R"pb(run: "moves" value { metric: "y" step: 1 }
+                                               versus { metric: "x" } along_training: true)pb"),
+                             Moves())
+                   .ok());
+}
+
 Claim ClaimWith(const std::string& checks) {
   return Parse<Claim>(R"pb(id: "c" words: "m grows")pb" + checks);
 }
@@ -275,63 +359,148 @@ constexpr char kMissed[] =
 constexpr char kHalf[] =
     R"pb(check { name: "half" run: "r" value { metric: "m" } reproduced { op: GT value: 100 }
                                        partly { op: GT value: 1 } })pb";
+// s = b minus s = a: interval 0.516 to 5.48 straddles 3.
+constexpr char kStraddles[] =
+    R"pb(check { name: "straddles" run: "r" where: "s=b" value { metric: "m" }
+                 minus { where: "s=a" } reproduced { op: GT value: 3 } })pb";
+
+// `check` marked as its claim's deciding check.
+std::string Central(const std::string& check) {
+  return absl::StrCat("check { central: true ", check.substr(check.find('{') + 1));
+}
+
+absl::StatusOr<ClaimOutcome> JudgeText(const std::string& checks) {
+  return JudgeClaim(ClaimWith(checks), Runs());
+}
 
 Verdict Judge(const std::string& checks) {
-  absl::StatusOr<ClaimOutcome> outcome = JudgeClaim(ClaimWith(checks), Runs());
+  absl::StatusOr<ClaimOutcome> outcome = JudgeText(checks);
   EXPECT_TRUE(outcome.ok()) << outcome.status();
   return outcome.ok() ? outcome->verdict : Verdict::kNotEvaluated;
 }
 
-TEST(VerdictTest, FollowsTheRules) {
-  EXPECT_EQ(Judge(std::string(kMet) + kMet), Verdict::kReproduced);
-  EXPECT_EQ(Judge(std::string(kMet) + kMissed), Verdict::kPartly);
-  EXPECT_EQ(Judge(std::string(kHalf) + kHalf), Verdict::kPartly);
-  EXPECT_EQ(Judge(std::string(kHalf) + kMissed), Verdict::kNotReproduced);
-  EXPECT_EQ(Judge(kMissed), Verdict::kNotReproduced);
-  EXPECT_EQ(JudgeClaim(ClaimWith(""), Runs()).status().message(),
-            "claim c: check: list at least one");
+TEST(VerdictTest, TheCentralCheckDecidesAndDisagreementIsMixed) {
+  EXPECT_EQ(Judge(Central(kMet) + kMet), Verdict::kReproduced);
+  EXPECT_EQ(Judge(Central(kMissed)), Verdict::kNotReproduced);
+  EXPECT_EQ(Judge(Central(kMissed) + kMissed), Verdict::kNotReproduced);
+  // One check met and one not: mixed, whichever is central, naming both.
+  absl::StatusOr<ClaimOutcome> mixed = JudgeText(Central(kMet) + kMissed);
+  ASSERT_TRUE(mixed.ok()) << mixed.status();
+  EXPECT_EQ(mixed->verdict, Verdict::kMixed);
+  EXPECT_EQ(mixed->reason, "held: met. Contradicted: missed.");
+  EXPECT_EQ(Judge(Central(kMissed) + kMet), Verdict::kMixed);
+  // Partly only when the central check passes its declared weaker bar and nothing contradicts.
+  EXPECT_EQ(Judge(Central(kHalf)), Verdict::kPartly);
+  EXPECT_EQ(Judge(Central(kHalf) + kMet), Verdict::kPartly);
+  EXPECT_EQ(Judge(Central(kHalf) + kMissed), Verdict::kMixed);
+  EXPECT_EQ(Judge(Central(kMet) + kHalf), Verdict::kPartly);
+}
+
+TEST(VerdictTest, AStraddlingIntervalIsNoise) {
+  absl::StatusOr<ClaimOutcome> noise = JudgeText(Central(kStraddles));
+  ASSERT_TRUE(noise.ok()) << noise.status();
+  EXPECT_EQ(noise->verdict, Verdict::kNoise);
+  EXPECT_EQ(noise->reason,
+            "straddles: 3 +- 1 (mean +- sd of 3 seeds; 95% t-interval 0.516 to 5.48): its "
+            "interval holds both sides of the bar (its 95% interval > 3 (our bar))");
+  // Noise beside a met check neither supports nor contradicts it.
+  EXPECT_EQ(Judge(Central(kMet) + kStraddles), Verdict::kReproduced);
+  // The central check's noise decides even beside a miss.
+  EXPECT_EQ(Judge(Central(kStraddles) + kMissed), Verdict::kNoise);
+}
+
+TEST(VerdictTest, ACurveMetAtSomePointsOnlyIsMixed) {
+  absl::StatusOr<ClaimOutcome> outcome = JudgeText(R"pb(check {
+        central: true name: "curve" run: "r" where: "s=b"
+        curve { metric: "m" step: 0 } curve { metric: "m" step: 10 }
+        reproduced { op: GT value: 2 } })pb");
+  ASSERT_TRUE(outcome.ok()) << outcome.status();
+  EXPECT_EQ(outcome->verdict, Verdict::kMixed);
+  EXPECT_EQ(outcome->reason, "held: curve at m at step 10. Contradicted: curve at m at step 0.");
+  EXPECT_EQ(Judge(R"pb(check { central: true name: "curve" run: "r" where: "s=b"
+                     curve { metric: "m" step: 0 } curve { metric: "m" step: 10 }
+                     reproduced { op: GT value: 9 } } check { name: "met" run: "r"
+                     value { metric: "m" } reproduced { op: GT value: 0 } })pb"),
+            Verdict::kMixed);
+}
+
+TEST(VerdictTest, AnEffectItsMatchedControlGivesTooIsNotSpecific) {
+  // The control: m against s = a's at the same seed, by more than 5 (interval 0.5 to 5.5: noise).
+  const std::string control = R"pb(control { name: "against a" run: "r" where: "s=b"
+                                      value { metric: "m" } minus { where: "s=a" }
+                                      reproduced { op: GT value: 5 } })pb";
+  absl::StatusOr<ClaimOutcome> outcome = JudgeText(Central(kMet) + control);
+  ASSERT_TRUE(outcome.ok()) << outcome.status();
+  EXPECT_EQ(outcome->verdict, Verdict::kNotSpecific);
+  EXPECT_EQ(outcome->reason, "against its matched control the effect does not hold: against a");
+  EXPECT_EQ(Judge(Central(kMet) + R"pb(control { name: "against a" run: "r" where: "s=b"
+                                         value { metric: "m" } minus { where: "s=a" }
+                                         reproduced { op: GT value: 0 } })pb"),
+            Verdict::kReproduced);
+}
+
+TEST(VerdictTest, ClaimsFileMistakes) {
+  EXPECT_EQ(JudgeText("").status().message(), "claim c: check: list at least one");
+  EXPECT_EQ(JudgeText(kMet).status().message(),
+            "claim c: check: mark exactly one check `central: true` (the one that decides the "
+            "claim), found 0");
+  EXPECT_EQ(JudgeText(Central(kMet) + Central(kMet)).status().message(),
+            "claim c: check: mark exactly one check `central: true` (the one that decides the "
+            "claim), found 2");
 }
 
 TEST(VerdictTest, FailedPreconditionIsInconclusive) {
-  absl::StatusOr<ClaimOutcome> outcome = JudgeClaim(
-      ClaimWith(std::string(kMet) + R"pb(precondition { name: "baseline beats 0" run: "r"
-                  value { metric: "m" } aggregate: MIN reproduced { op: GT value: 1.5 } })pb"),
-      Runs());
+  absl::StatusOr<ClaimOutcome> outcome =
+      JudgeText(Central(kMet) + R"pb(precondition { name: "baseline beats 0" run: "r"
+                  value { metric: "m" } aggregate: MIN reproduced { op: GT value: 1.5 } })pb");
   ASSERT_TRUE(outcome.ok()) << outcome.status();
   EXPECT_EQ(outcome->verdict, Verdict::kInconclusive);
   EXPECT_EQ(outcome->reason,
-            "baseline beats 0 is 1 (least of 6; range 1 to 7), and the comparison needs > 1.5");
-  // Why the precondition failed can be established too.
-  outcome = JudgeClaim(
-      ClaimWith(std::string(kMet) + R"pb(precondition { name: "p" run: "r" value { metric: "m" }
-                  aggregate: MIN reproduced { op: GT value: 1.5 } }
-                cause { kind: CONFIGURATION text: "starts low" evidence { name: "e" run: "r"
-                  value { metric: "m" step: 0 } reproduced { op: LT value: 2 } } })pb"),
-      Runs());
-  ASSERT_TRUE(outcome.ok()) << outcome.status();
-  EXPECT_EQ(outcome->verdict, Verdict::kInconclusive);
-  ASSERT_EQ(outcome->causes.size(), 1u);
-  EXPECT_TRUE(outcome->causes[0].shown);
+            "baseline beats 0 is 1 (least of 6; range 1 to 7), and the comparison needs > 1.5 "
+            "(our bar)");
 }
 
-TEST(VerdictTest, CauseIsEstablishedOnlyByItsEvidence) {
-  absl::StatusOr<ClaimOutcome> outcome = JudgeClaim(ClaimWith(std::string(kMissed) + R"pb(
-        cause { kind: SCALE text: "shown" evidence { name: "e" run: "r" value { metric: "m" }
-                                                       reproduced { op: GT value: 0 } } }
-        cause { kind: READING text: "not shown" evidence { name: "e" run: "r" value { metric: "m" }
-                                                           reproduced { op: LT value: 0 } } }
-        cause { kind: DATA text: "no run" })pb"),
-      Runs());
-  ASSERT_TRUE(outcome.ok()) << outcome.status();
-  ASSERT_EQ(outcome->causes.size(), 3u);
-  EXPECT_TRUE(outcome->causes[0].shown);
-  EXPECT_FALSE(outcome->causes[1].shown);
-  EXPECT_FALSE(outcome->causes[2].shown);
-  // Reproduced claims carry no causes.
-  outcome =
-      JudgeClaim(ClaimWith(std::string(kMet) + R"pb(cause { kind: SCALE text: "x" })pb"), Runs());
-  ASSERT_TRUE(outcome.ok());
-  EXPECT_TRUE(outcome->causes.empty());
+// The central check: s = a's m, mean 2, against the bar `bar`; each cause's intervention reads
+// `intervention` and is judged by the central check's bar.
+std::vector<CauseOutcome> Causes(double bar, const std::string& causes) {
+  absl::StatusOr<ClaimOutcome> outcome = JudgeText(absl::StrCat(
+      R"pb(check { central: true name: "m" run: "r" where: "s=a" value { metric: "m" }
+                   reproduced { op: GT value: )pb",
+      bar, " } } ", causes));
+  EXPECT_TRUE(outcome.ok()) << outcome.status();
+  return outcome.ok() ? outcome->causes : std::vector<CauseOutcome>{};
+}
+
+TEST(VerdictTest, ACauseIsEstablishedOnlyByAnIntervention) {
+  // Interventions: s = b's m (mean 5) and m at step 0 (mean 1).
+  const std::string to_b =
+      R"pb(intervention { name: "at b" run: "r" where: "s=b" value { metric: "m" } })pb";
+  const std::string to_start =
+      R"pb(intervention { name: "at 0" run: "r" where: "s=a" value { metric: "m" step: 0 } })pb";
+  // Bar 4: the intervention crosses it.
+  std::vector<CauseOutcome> causes = Causes(4, absl::StrCat("cause { kind: SCALE text: \"b\" ",
+                                                            to_b, " }"));
+  ASSERT_EQ(causes.size(), 1u);
+  EXPECT_EQ(causes[0].status, CauseStatus::kEstablished);
+  EXPECT_DOUBLE_EQ(causes[0].closed, 1.5);
+  // Bar 10: it closes 3 of the gap of 8: contributes; established when 30% was declared enough.
+  causes = Causes(10, absl::StrCat("cause { kind: SCALE text: \"b\" ", to_b, " }",
+                                   "cause { kind: SCALE text: \"b\" closes: 0.3 ", to_b, " }",
+                                   "cause { kind: SCALE text: \"b\" closes: 0.5 ", to_b, " }",
+                                   "cause { kind: DATA text: \"start\" ", to_start, " }",
+                                   "cause { kind: READING text: \"untested\" evidence { name: "
+                                   "\"e\" run: \"r\" value { metric: \"m\" } } }"));
+  ASSERT_EQ(causes.size(), 5u);
+  EXPECT_DOUBLE_EQ(causes[0].closed, 0.375);
+  EXPECT_EQ(causes[0].status, CauseStatus::kContributes);
+  EXPECT_EQ(causes[1].status, CauseStatus::kEstablished);
+  EXPECT_EQ(causes[2].status, CauseStatus::kContributes);
+  // Moving away from the bar establishes nothing; nor does evidence without an intervention.
+  EXPECT_EQ(causes[3].status, CauseStatus::kNotEstablished);
+  EXPECT_FALSE(causes[4].tested);
+  EXPECT_EQ(causes[4].status, CauseStatus::kNotEstablished);
+  // A reproduced claim carries no causes.
+  EXPECT_TRUE(Causes(0, absl::StrCat("cause { kind: SCALE text: \"b\" ", to_b, " }")).empty());
 }
 
 PaperOutcome Paper() {
@@ -340,34 +509,55 @@ PaperOutcome Paper() {
   paper.code.source = "s";
   paper.code.commit = "abcdef0123";
   for (const std::string& checks :
-       {std::string(kMet), std::string(kMissed) + kMet, std::string(kMissed)}) {
+       {Central(kMet), Central(kMissed) + kMet, Central(kMissed), Central(kHalf)}) {
     ClaimOutcome outcome = JudgeClaim(ClaimWith(checks), Runs()).value();
     outcome.claim.set_id(std::to_string(paper.outcomes.size() + 1));
     paper.outcomes.push_back(outcome);
   }
+  paper.outcomes[2].claim.add_deviation("lr 1e-3, not 2.5e-5");
   return paper;
 }
 
 TEST(ReportTest, TallyTableAndCsv) {
   const PaperOutcome paper = Paper();
   EXPECT_EQ(TallyLine(CountVerdicts(paper.outcomes)),
-            "1 of 3 reproduced (1 partly, 1 not reproduced)");
-  const std::string md = ClaimsMarkdown(paper);
+            "1 of 4 reproduced (1 partly, 1 mixed, 1 not reproduced)");
+  const std::string md = ClaimsMarkdown(paper, "--paper=7");
   EXPECT_NE(md.find("# Paper 7 claims: A paper"), std::string::npos) << md;
-  EXPECT_NE(md.find("**1 of 3 reproduced (1 partly, 1 not reproduced).**"), std::string::npos)
+  EXPECT_NE(md.find("`tools/bazel run //experiments:claims -- --paper=7`"), std::string::npos)
       << md;
-  EXPECT_NE(md.find("| **3** m grows |"), std::string::npos) << md;
-  EXPECT_NE(md.find("**not reproduced** | cause not established"), std::string::npos) << md;
+  EXPECT_NE(md.find("**1 of 4 reproduced (1 partly, 1 mixed, 1 not reproduced).**"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("| **3** m grows | Deviations from the paper: lr 1e-3, not 2.5e-5. | "
+                    "central: missed"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("**mixed** | held: met. Contradicted: missed.<br>cause: none proposed |"),
+            std::string::npos)
+      << md;
   EXPECT_NE(md.find("| abcdef0 | r:0123456789ab |"), std::string::npos) << md;
   const std::string summary = ClaimsSummary(paper);
-  EXPECT_NE(summary.find("  3  not reproduced     missed 3.5 +- 2.2 (mean +- sd of 6)\n    cause "
-                         "not established (no run tests one)\n"),
+  EXPECT_NE(summary.find("  3  not reproduced        missed 3.5 +- 2.2 (mean +- sd of 6)\n    "
+                         "cause: none proposed\n"),
             std::string::npos)
       << summary;
   const std::string csv = ClaimsCsv(paper);
   EXPECT_EQ(csv.substr(0, csv.find('\n')),
-            "paper,claim,verdict,part,name,value,mean,sd,min,max,trials,rule,met,commits,specs");
-  EXPECT_NE(csv.find("\n7,2,partly reproduced,check,missed,3.5,3.5,"), std::string::npos) << csv;
+            "paper,claim,verdict,part,name,value,mean,sd,min,max,trials,low,high,rule,met,commits,"
+            "specs");
+  EXPECT_NE(csv.find("\n7,2,mixed,central check,missed,3.5,3.5,"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("\n7,2,mixed,check,met,3.5,3.5,"), std::string::npos) << csv;
+}
+
+// CLAIMS.md text as ClaimsMarkdown writes it for trials of `code` that ran `plugins`.
+std::string ClaimsMdOf(const CodeVersion& code, const std::set<std::string>& plugins) {
+  PaperOutcome paper = Paper();
+  paper.code = code;
+  Trial trial;
+  trial.code = code.ForPlugins(plugins);
+  paper.runs["r"].trials.push_back(trial);
+  return ClaimsMarkdown(paper, "--paper=7");
 }
 
 TEST(ReportTest, ReadmeStatusTableFromClaimsCsv) {
@@ -375,46 +565,58 @@ TEST(ReportTest, ReadmeStatusTableFromClaimsCsv) {
   CodeVersion current;
   current.source = "5ca1ab1e5ca1ab1e";
   current.products = "xo";
-  CodeVersion retuned = current, older = current;
+  current.plugins = {{"plugins/metrics/used", "1111"}, {"plugins/metrics/unused", "2222"}};
+  CodeVersion retuned = current, older = current, plugin_changed = current,
+              other_plugin_changed = current;
   retuned.products = "ox";
   older.source = "0ddba110ddba110d";
-  const std::string by_current = "Generated ... by " + current.Describe();
+  plugin_changed.plugins["plugins/metrics/used"] = "3333";
+  other_plugin_changed.plugins["plugins/metrics/unused"] = "4444";
+  const std::set<std::string> used = {"plugins/metrics/used"};
   const std::string table = ReadmeStatusTable(
-      {{7, "A paper", "experiments/a/CLAIMS.md", ClaimsCsv(paper), "", by_current},
+      {{7, "A paper", "experiments/a/CLAIMS.md", ClaimsCsv(paper), "", ClaimsMdOf(current, used)},
        {8, "Another", "experiments/b/CLAIMS.md", ""},
        {9, "Quick only", "experiments/c/CLAIMS.md", "",
         "claim,verdict\nx,reproduced\ny,not reproduced\n"},
-       {10, "Older", "experiments/d/CLAIMS.md", ClaimsCsv(paper), "",
-        "Generated ... by " + older.Describe()},
+       {10, "Older", "experiments/d/CLAIMS.md", ClaimsCsv(paper), "", ClaimsMdOf(older, used)},
        {11,
         "Same specs",
         "experiments/e/CLAIMS.md",
         ClaimsCsv(paper),
         "",
-        by_current,
+        ClaimsMdOf(current, used),
         {{"r", "0123456789ab"}, {"unread", "000000000000"}}},
        {12,
         "Edited spec",
         "experiments/f/CLAIMS.md",
         ClaimsCsv(paper),
         "",
-        by_current,
+        ClaimsMdOf(current, used),
         {{"r", "fedcba987654"}}},
-       {13, "Retuned", "experiments/g/CLAIMS.md", ClaimsCsv(paper), "",
-        "Generated ... by " + retuned.Describe()}},
+       {13, "Retuned", "experiments/g/CLAIMS.md", ClaimsCsv(paper), "", ClaimsMdOf(retuned, used)},
+       {14, "Its plugin changed", "experiments/h/CLAIMS.md", ClaimsCsv(paper), "",
+        ClaimsMdOf(plugin_changed, used)},
+       {15, "Another plugin changed", "experiments/i/CLAIMS.md", ClaimsCsv(paper), "",
+        ClaimsMdOf(other_plugin_changed, used)}},
       current);
-  EXPECT_NE(table.find("| 7. A paper | 1 of 3 reproduced (1 partly, 1 not reproduced) | "
+  EXPECT_NE(table.find("| paper | claims | reproduced | partly | mixed | not specific | not "
+                       "reproduced | inconclusive (noise) | inconclusive | not evaluated | table | "
+                       "code |"),
+            std::string::npos)
+      << table;
+  EXPECT_NE(table.find("| 7. A paper | 4 (full length) | 1 | 1 | 1 | 0 | 1 | 0 | 0 | 0 | "
                        "[experiments/a/CLAIMS.md](experiments/a/CLAIMS.md) | abcdef0 |"),
             std::string::npos)
       << table;
-  // Trials of other code than this build's: the row says so.
-  EXPECT_NE(table.find("| abcdef0; older trial code than this build's (`--paper=10` reruns its "
-                       "trials) |"),
-            std::string::npos)
-      << table;
-  // The same source built or tuned otherwise: the row says that, not "older".
-  EXPECT_NE(table.find("| abcdef0; this trial code built or tuned otherwise (compiler, CPU or "
-                       "product backends: `--paper=13` reruns its trials) |"),
+  // Trials of other code than this build's (the core, a plugin they ran, or built otherwise):
+  // the row says so; a change to a plugin they did not run does not.
+  for (const int paper_number : {10, 13, 14}) {
+    EXPECT_NE(table.find(absl::StrCat("| abcdef0; older trial code than this build's (`--paper=",
+                                      paper_number, "` reruns its trials) |")),
+              std::string::npos)
+        << paper_number << table;
+  }
+  EXPECT_NE(table.find("[experiments/i/CLAIMS.md](experiments/i/CLAIMS.md) | abcdef0 |"),
             std::string::npos)
       << table;
   // Trials of other specs than the repository's: the row names the runs.
@@ -424,9 +626,9 @@ TEST(ReportTest, ReadmeStatusTableFromClaimsCsv) {
   EXPECT_NE(table.find("| abcdef0; specs changed since (r: `--paper=12` reruns them) |"),
             std::string::npos)
       << table;
-  EXPECT_NE(table.find("| 8. Another | not run yet |"), std::string::npos) << table;
-  EXPECT_NE(table.find("| 9. Quick only | not run at full length yet; shortened runs (`--quick`): "
-                       "1 of 2 reproduced (1 not reproduced) | "
+  EXPECT_NE(table.find("| 8. Another | 0 (not run yet) |"), std::string::npos) << table;
+  EXPECT_NE(table.find("| 9. Quick only | 2 (shortened runs only (`--quick`)) | 1 | 0 | 0 | 0 | 1 "
+                       "| 0 | 0 | 0 | "
                        "[experiments/c/claims_quick.csv](experiments/c/claims_quick.csv) |"),
             std::string::npos)
       << table;
@@ -439,13 +641,14 @@ TEST(ReportTest, ReadmeStatusTableFromClaimsCsv) {
 TEST(ReportTest, QuickVerdictChanges) {
   const PaperOutcome paper = Paper();
   EXPECT_EQ(QuickVerdictsCsv(paper),
-            "claim,verdict\n1,reproduced\n2,partly reproduced\n3,not reproduced\n");
+            "claim,verdict\n1,reproduced\n2,mixed\n3,not reproduced\n4,partly reproduced\n");
   EXPECT_TRUE(QuickVerdictChanges(paper, QuickVerdictsCsv(paper)).empty());
-  EXPECT_EQ(QuickVerdictChanges(paper, "claim,verdict\n1,reproduced\n2,reproduced\n4,reproduced\n"),
+  EXPECT_EQ(QuickVerdictChanges(
+                paper, "claim,verdict\n1,reproduced\n2,reproduced\n4,partly reproduced\n5,mixed\n"),
             (std::vector<std::string>{
-                "2: expected reproduced, got partly reproduced",
+                "2: expected reproduced, got mixed (held: met. Contradicted: missed.)",
                 "3: not in the committed quick verdicts (got not reproduced)",
-                "4: in the committed quick verdicts (reproduced) but not a claim"}));
+                "5: in the committed quick verdicts (mixed) but not a claim"}));
 }
 
 // A one-trial spec that trains in milliseconds, written to dir/name.textproto.
@@ -494,8 +697,8 @@ TEST(ClaimsRunnerTest, MisnamedMetricFailsBeforeTraining) {
   WriteTinySpec(dir, "tiny");
   const std::string claims = R"pb(number: 9 paper: "p"
     run { name: "tiny" spec: "tiny.textproto" }
-    claim { id: "c" words: "w" check { run: "tiny" value { metric: "corr" step: 20 } } }
-    claim { id: "d" words: "w" check { run: "tiny" value { metric: "cor" } } })pb";
+    claim { id: "c" words: "w" check { central: true run: "tiny" value { metric: "corr" step: 20 } } }
+    claim { id: "d" words: "w" check { central: true run: "tiny" value { metric: "cor" } } })pb";
   ASSERT_TRUE(WriteFileAtomically(dir + "/claims.textproto", claims).ok());
   absl::StatusOr<ClaimsFileText> file = ReadClaimsFile(dir + "/claims.textproto");
   ASSERT_TRUE(file.ok()) << file.status();
@@ -522,6 +725,7 @@ ClaimsFileText ClaimsWithACause(const std::string& dir) {
                                          id: "c"
                                          words: "w"
                                          check {
+                                           central: true
                                            run: "other"
                                            value { metric: "corr" }
                                            reproduced { op: GT value: 0 }
@@ -531,6 +735,7 @@ ClaimsFileText ClaimsWithACause(const std::string& dir) {
                                          id: "d"
                                          words: "w"
                                          check {
+                                           central: true
                                            run: "judged"
                                            value { metric: "corr" }
                                            reproduced { op: GT value: 2 }
