@@ -1,7 +1,7 @@
 // Paper 3 reproduced in shortened form: the outcomes TARGETS.md asks of 3a, 3c and 3d, asserted
 // on the shipped specs with a shorter schedule (1,500 steps of 128 samples at eta = 10 instead of
 // 100,000 of 256 at eta = 1; eta = 10 diverges after ~2,000 steps, so it is for tests only).
-// 3b's are the quick claims 3b-fixed and 3b-learned (reproduction:claims_quick_test_paper3).
+// 3b's are the quick claims 3b-fixed and 3b-learned (//experiments:claims_quick_test_sparse_selection).
 #include <algorithm>
 #include <cmath>
 #include <map>
