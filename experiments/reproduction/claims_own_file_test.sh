@@ -55,10 +55,15 @@ done
 grep -q -- '-- --claims=../mine/claims.textproto`' "$root/mine/CLAIMS.md" ||
   fail "CLAIMS.md does not name --claims=../mine/claims.textproto"
 [[ "$(cat "$root/workspace/README.md")" == "$(printf '%s' "$readme")" ]] || fail "README changed"
-# Two runs of one spec keep a store each, each store's summary holding its own trials.
+# Two runs of one spec share its store, each with its own summary.
 for run in tiny tiny_again; do
-  ls "$root/elsewhere/stores/"*".$run/summary.csv" > /dev/null 2>&1 ||
-    fail "run $run has no store of its own under elsewhere/stores: $(ls "$root/elsewhere/stores")"
+  summary="$root/elsewhere/stores/tiny/summary.$run.csv"
+  [[ -f $summary ]] || fail "no $summary: $(ls "$root/elsewhere/stores/"*)"
 done
+steps=$(cut -d, -f1 "$root/elsewhere/stores/tiny/summary.tiny_again.csv" | tail -n +2 | sort -u | wc -l)
+[[ $steps == 1 ]] || fail "summary.tiny_again.csv holds $steps trials, expected 1"
+[[ "$(tail -n +2 "$root/elsewhere/stores/tiny/summary.tiny.csv")" != \
+   "$(tail -n +2 "$root/elsewhere/stores/tiny/summary.tiny_again.csv")" ]] ||
+  fail "the two runs' summaries hold the same trial"
 grep -q "f2  *reproduced" "$root/stdout" || fail "f2 not judged: $(cat "$root/stdout")"
 exit $((failures > 0))

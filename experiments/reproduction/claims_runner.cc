@@ -227,12 +227,10 @@ absl::StatusOr<PaperOutcome> RunClaims(const ClaimsFileText& claims, const Claim
   // what they name. The checks are held to the full-length runs (a shortened run may lack a
   // width or a length that a claim reads: that claim is not evaluated under --quick).
   std::vector<ParsedSpec> specs;
-  std::map<std::string, int> store_runs;  // a spec's store -> how many runs of the file use it
   for (int r = 0; r < file.run_size(); ++r) {
     absl::StatusOr<ParsedSpec> parsed = ReadRunSpec(claims, r, options.quick);
     if (!parsed.ok()) return parsed.status();
     specs.push_back(std::move(*parsed));
-    ++store_runs[StoreName(specs.back().spec, file.run(r).name())];
   }
   absl::StatusOr<RunOutcomes> dry_runs = DryRuns(claims, specs, options.quick);
   if (!dry_runs.ok()) return dry_runs.status();
@@ -274,10 +272,9 @@ absl::StatusOr<PaperOutcome> RunClaims(const ClaimsFileText& claims, const Claim
     const ExperimentSpec& spec = parsed.spec;
     const std::string spec_path = parsed.locator->file();
     RunOptions run_options;
-    // Runs that share a spec's store get one each, so that each store's summary holds its run.
-    const std::string store = StoreName(spec, run.name());
-    run_options.out_dir = absl::StrCat(options.out_dir, options.quick ? "/quick/" : "/", store,
-                                       store_runs[store] > 1 ? absl::StrCat(".", run.name()) : "");
+    // Runs of one spec's store share it (a trial two runs read trains once).
+    run_options.out_dir = absl::StrCat(options.out_dir, options.quick ? "/quick/" : "/",
+                                       StoreName(spec, run.name()));
     run_options.threads = options.threads;
     run_options.progress = options.progress;
     run_options.code = options.code;
@@ -300,6 +297,14 @@ absl::StatusOr<PaperOutcome> RunClaims(const ClaimsFileText& claims, const Claim
     if (!result.ok()) {
       return absl::Status(result.status().code(), absl::StrCat(where, result.status().message()));
     }
+    // The store's summary.csv is the last run's: each run's is kept beside it.
+    const std::string summary = run_options.out_dir + "/summary.csv";
+    absl::StatusOr<std::string> rows = ReadFile(summary);
+    absl::Status kept = rows.ok() ? WriteFileAtomically(absl::StrCat(run_options.out_dir, "/summary.",
+                                                                      run.name(), ".csv"),
+                                                         *rows)
+                                  : rows.status();
+    if (!kept.ok()) return absl::Status(kept.code(), absl::StrCat(where, kept.message()));
     outcome.trials = std::move(result->trials);
     outcome.results = std::move(result->results);
     outcome.errors = std::move(result->errors);

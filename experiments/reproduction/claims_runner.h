@@ -35,7 +35,8 @@ absl::StatusOr<std::map<std::string, std::string>> RunSpecHashes(const ClaimsFil
 
 struct ClaimsOptions {
   // Each run's results store: <out_dir>/<spec store or name>, or <out_dir>/quick/... with quick;
-  // <...>.<run name> where several runs of the file share the spec's store.
+  // runs whose specs name one store share it, and each run's summary is also kept as
+  // summary.<run name>.csv there (the store's summary.csv is the last run's).
   std::string out_dir;
   bool quick = false;
   int threads = 1;
