@@ -476,14 +476,13 @@ absl::StatusOr<CheckOutcome> EvaluateCheck(const Check& check, const RunOutcomes
   outcome.bar = check.reproduced().value();
   outcome.paired =
       (check.has_minus() || check.has_over_paired()) && check.aggregate() == Check::MEAN;
-  outcome.rule = SourcedRuleText(check.reproduced(), check.aggregate());
-  if (outcome.paired) {
-    outcome.rule = absl::StrCat("its 95% interval ", outcome.rule);
-  }
-  if (check.has_partly()) {
-    absl::StrAppend(&outcome.rule,
-                    "; partly: ", SourcedRuleText(check.partly(), check.aggregate()));
-  }
+  // A paired effect's bar is judged by its interval: a margin in sds does not apply.
+  const auto rule = [&](Threshold threshold) {
+    if (outcome.paired) threshold.clear_margin_sd();
+    return SourcedRuleText(threshold, check.aggregate());
+  };
+  outcome.rule = absl::StrCat(outcome.paired ? "its 95% interval " : "", rule(check.reproduced()));
+  if (check.has_partly()) absl::StrAppend(&outcome.rule, "; partly: ", rule(check.partly()));
   auto find = [&](const std::string& name,
                   const std::string& field) -> absl::StatusOr<const RunOutcome*> {
     auto it = runs.find(name);
