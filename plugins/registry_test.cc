@@ -314,7 +314,11 @@ std::vector<MetricTestModel<T>> MetricConformanceModels() {
     layer {
       name: "attn"
       plugin: "attention"
-      config { [type.googleapis.com/attnlab.plugins.AttentionConfig] { heads: 2 output_dim: 4 } }
+      config {
+        [type.googleapis.com/attnlab.plugins.AttentionConfig] {
+          heads: 2 output_dim: 4 symmetric: true  # for metrics of symmetric heads (PAP's)
+        }
+      }
     }
     layer {
       plugin: "classifier"

@@ -8,55 +8,19 @@
 #include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
 #include "plugins/layers/attention/multi_head_attention.h"
+#include "plugins/metrics/pap_agreement/pap_reference.h"
 
 namespace attnlab {
 namespace {
 
 using Mat = Matrix<double>;
 
-// TARGETS 4a's algorithm, transcribed line by line with plain loops (no shared code with the
-// plugin): L = 0, Y = 0, mu = N C / (4 ||K||_1); n times: S = shrink(K - L + Y/mu, lambda mu);
-// K2 = K - S - Y/mu; L = softmax(K2 K2^T / sqrt(D)) V; Y = Y + mu (K - L - S).
+// TARGETS 4a's algorithm transcribed line by line, sharing no code with the plugin.
 Mat DirectPap(const Mat& k, const Mat& v, int iterations, double lambda, double c_width,
               bool over_mu) {
-  const int n = k.rows(), d = k.cols();
-  double l1 = 0;
-  for (int i = 0; i < n; ++i)
-    for (int j = 0; j < d; ++j) l1 += std::fabs(k(i, j));
-  const double mu = n * c_width / (4 * l1);
-  const double threshold = over_mu ? lambda / mu : lambda * mu;
-  Mat l = Mat::Zero(n, d), y = Mat::Zero(n, d), s(n, d), k2(n, d);
-  for (int it = 0; it < iterations; ++it) {
-    for (int i = 0; i < n; ++i) {
-      for (int j = 0; j < d; ++j) {
-        const double r = k(i, j) - l(i, j) + y(i, j) / mu;
-        s(i, j) = r > threshold ? r - threshold : (r < -threshold ? r + threshold : 0.0);
-        k2(i, j) = k(i, j) - s(i, j) - y(i, j) / mu;
-      }
-    }
-    Mat next(n, d);
-    for (int i = 0; i < n; ++i) {
-      std::vector<double> scores(n);
-      double max = -INFINITY;
-      for (int j = 0; j < n; ++j) {
-        double dot = 0;
-        for (int e = 0; e < d; ++e) dot += k2(i, e) * k2(j, e);
-        scores[j] = dot / std::sqrt(double(d));
-        max = std::max(max, scores[j]);
-      }
-      double total = 0;
-      for (double& sc : scores) total += (sc = std::exp(sc - max));
-      for (int e = 0; e < d; ++e) {
-        double value = 0;
-        for (int j = 0; j < n; ++j) value += scores[j] / total * v(j, e);
-        next(i, e) = value;
-      }
-    }
-    l = next;
-    for (int i = 0; i < n; ++i)
-      for (int j = 0; j < d; ++j) y(i, j) += mu * (k(i, j) - l(i, j) - s(i, j));
-  }
-  return l;
+  return attnlab::DirectPap(k, v, iterations, lambda, c_width, over_mu,
+                            1 / std::sqrt(double(k.cols())))
+      .output;
 }
 
 TEST(RpcMechanismTest, PapMatchesADirectTranscription) {
