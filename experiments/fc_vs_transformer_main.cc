@@ -6,8 +6,8 @@
 //
 // Exit status: 0 done; 1 a trial failed or the table could not be written; 2 bad flags or
 // spec, or a store of other code's results under --reuse=same; 130 interrupted.
-#include <cstdio>
 #include <algorithm>
+#include <cstdio>
 #include <string>
 #include <thread>
 

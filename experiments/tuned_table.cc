@@ -31,7 +31,8 @@ absl::StatusOr<std::vector<Group>> Grouped(const ExperimentResult& result,
     std::vector<std::string> key;
     for (const std::string& axis : axes) {
       const std::string* label = LabelOf(result.trials[i], axis);
-      if (label == nullptr) return absl::InvalidArgumentError(absl::StrCat("no sweep axis '", axis, "'"));
+      if (label == nullptr)
+        return absl::InvalidArgumentError(absl::StrCat("no sweep axis '", axis, "'"));
       key.push_back(*label);
     }
     if (!result.results[i].has_value()) {
@@ -46,7 +47,8 @@ absl::StatusOr<std::vector<Group>> Grouped(const ExperimentResult& result,
       return absl::InvalidArgumentError(
           absl::StrCat("the runs log no metric '", metric, "' or '", params, "'"));
     }
-    auto it = std::find_if(groups.begin(), groups.end(), [&](const Group& g) { return g.key == key; });
+    auto it =
+        std::find_if(groups.begin(), groups.end(), [&](const Group& g) { return g.key == key; });
     if (it == groups.end()) it = groups.insert(groups.end(), Group{key, {}, {}});
     it->values.push_back(trial.Final(metric));
     it->params.push_back(trial.Final(params));
@@ -81,7 +83,8 @@ absl::StatusOr<std::vector<TunedRow>> TunedRows(const ExperimentResult& tuned,
   std::vector<TunedRow> rows;
   std::vector<std::string> models;
   for (const Group& g : *grid) {
-    if (std::find(models.begin(), models.end(), g.key[0]) == models.end()) models.push_back(g.key[0]);
+    if (std::find(models.begin(), models.end(), g.key[0]) == models.end())
+      models.push_back(g.key[0]);
   }
   for (const std::string& model : models) {
     const Group* best = nullptr;
@@ -117,13 +120,11 @@ std::string TunedTableText(const std::vector<TunedRow>& rows, const std::string&
   for (const TunedRow& row : rows) {
     const std::string best =
         row.best.empty() ? "(not tuned)" : absl::StrCat(row.best, " (of ", row.tried, ")");
-    absl::StrAppend(&text, absl::StrFormat("%-*s  %10.0f  %-18s  %-22s  %s\n", width, row.model,
-                                           row.params, best,
-                                           absl::StrFormat("%.4g +- %.2g (%d seeds)", row.mean,
-                                                           row.stddev, row.seeds),
-                                           base && base->mean != 0
-                                               ? absl::StrFormat("%.3f", row.mean / base->mean)
-                                               : ""));
+    absl::StrAppend(
+        &text, absl::StrFormat(
+                   "%-*s  %10.0f  %-18s  %-22s  %s\n", width, row.model, row.params, best,
+                   absl::StrFormat("%.4g +- %.2g (%d seeds)", row.mean, row.stddev, row.seeds),
+                   base && base->mean != 0 ? absl::StrFormat("%.3f", row.mean / base->mean) : ""));
   }
   return text;
 }

@@ -29,10 +29,14 @@ ExperimentResult Result(const std::vector<std::tuple<std::string, std::string, i
 
 TEST(TunedTableTest, EachModelAtItsBestRateBesideTheReferences) {
   // fc m=1: lr a has mean 0.5, lr b mean 0.3 (best); fc m=2: a 0.2 (best), b 0.4.
-  const ExperimentResult tuned = Result({{"fc m=1", "a", 0, 0.4}, {"fc m=1", "a", 1, 0.6},
-                                         {"fc m=1", "b", 0, 0.2}, {"fc m=1", "b", 1, 0.4},
-                                         {"fc m=2", "a", 0, 0.2}, {"fc m=2", "a", 1, 0.2},
-                                         {"fc m=2", "b", 0, 0.4}, {"fc m=2", "b", 1, 0.4}});
+  const ExperimentResult tuned = Result({{"fc m=1", "a", 0, 0.4},
+                                         {"fc m=1", "a", 1, 0.6},
+                                         {"fc m=1", "b", 0, 0.2},
+                                         {"fc m=1", "b", 1, 0.4},
+                                         {"fc m=2", "a", 0, 0.2},
+                                         {"fc m=2", "a", 1, 0.2},
+                                         {"fc m=2", "b", 0, 0.4},
+                                         {"fc m=2", "b", 1, 0.4}});
   // The references: predicting 0 (0.8) and fc m=1's untuned trials, which are left out.
   const ExperimentResult references =
       Result({{"zero", "", 0, 0.8}, {"zero", "", 1, 0.8}, {"fc m=1", "", 0, 0.9}}, false);
