@@ -10,6 +10,7 @@
 // trial failed, results could not be written, or --check_quick found a changed verdict;
 // 2 bad flags or claims file, or a store of other code's results under --reuse=same;
 // 130 interrupted.
+#include <algorithm>
 #include <cstdio>
 #include <map>
 #include <set>
@@ -98,6 +99,23 @@ int WriteReadmeStatus(const std::vector<ClaimsFileText>& files, std::vector<Pape
   }
   std::fprintf(stderr, "claims: wrote the status table of %s\n", readme_path.c_str());
   return 0;
+}
+
+// Sorts `items` by `number` of each, and `companions` (one per item) alike.
+template <typename Item, typename Companion, typename Number>
+void SortByNumber(std::vector<Item>* items, std::vector<Companion>* companions, Number number) {
+  std::vector<size_t> order(items->size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return number((*items)[a]) < number((*items)[b]); });
+  std::vector<Item> sorted_items;
+  std::vector<Companion> sorted_companions;
+  for (size_t i : order) {
+    sorted_items.push_back(std::move((*items)[i]));
+    sorted_companions.push_back(std::move((*companions)[i]));
+  }
+  *items = std::move(sorted_items);
+  *companions = std::move(sorted_companions);
 }
 
 // Whether `file` declares any of `ids`; the ids it declares are erased from `unknown`.
@@ -225,6 +243,9 @@ int Main(int argc, char** argv) {
       }
     }
   }
+  // Papers in the order of their numbers, whatever their folders are called.
+  SortByNumber(&files, &rerun_flags, [](const ClaimsFileText& f) { return f.file.number(); });
+  SortByNumber(&tallies, &tally_files, [](const PaperTally& t) { return t.number; });
   if (!paper_found) {
     std::fprintf(stderr, "--paper=%d: no claims file declares this number\n",
                  absl::GetFlag(FLAGS_paper));
@@ -251,8 +272,8 @@ int Main(int argc, char** argv) {
     }
     if (!paper.ok()) {
       std::fprintf(stderr, "%s\n", std::string(paper.status().message()).c_str());
-      const bool bad_input = absl::IsInvalidArgument(paper.status()) ||
-                             absl::IsFailedPrecondition(paper.status());
+      const bool bad_input =
+          absl::IsInvalidArgument(paper.status()) || absl::IsFailedPrecondition(paper.status());
       return bad_input ? 2 : 1;
     }
     for (const auto& [name, run] : paper->runs) {
