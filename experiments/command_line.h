@@ -1,7 +1,10 @@
 #ifndef ATTNLAB_EXPERIMENTS_COMMAND_LINE_H_
 #define ATTNLAB_EXPERIMENTS_COMMAND_LINE_H_
 
+#include <algorithm>
 #include <cstdio>
+#include <cstdlib>
+#include <thread>
 #include <vector>
 
 #include "absl/flags/parse.h"
@@ -19,6 +22,14 @@ inline bool ParseFlagsOnly(int argc, char** argv) {
     return false;
   }
   return true;
+}
+
+// The default thread budget: every core, shared among the mpirun ranks on this machine.
+inline int DefaultThreads() {
+  int local_ranks = 1;
+  if (const char* n = std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE"))
+    local_ranks = std::max(1, std::atoi(n));
+  return std::max(1, static_cast<int>(std::thread::hardware_concurrency()) / local_ranks);
 }
 
 }  // namespace attnlab

@@ -7,7 +7,6 @@
 #include <cstdlib>
 #include <iostream>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "absl/flags/flag.h"
@@ -15,16 +14,16 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "attention/plugin_catalog.h"
-#include "experiments/trials/cluster.h"
 #include "experiments/command_line.h"
-#include "experiments/trials/crash_stack.h"
 #include "experiments/spec/field_path.h"
+#include "experiments/spec/sweep.h"
+#include "experiments/store/this_build.h"
+#include "experiments/trials/cluster.h"
+#include "experiments/trials/crash_stack.h"
 #include "experiments/trials/interrupt.h"
 #include "experiments/trials/product_setup.h"
 #include "experiments/trials/runner.h"
 #include "experiments/trials/summary_table.h"
-#include "experiments/spec/sweep.h"
-#include "experiments/store/this_build.h"
 #include "experiments/user_paths.h"
 
 ABSL_FLAG(std::string, spec, "",
@@ -86,14 +85,6 @@ void ListPlugins() {
                     : "",
                 plugin->folder.c_str());
   }
-}
-
-// Under mpirun, ranks that share a machine share its cores.
-int DefaultThreads() {
-  int local_ranks = 1;
-  if (const char* n = std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE"))
-    local_ranks = std::max(1, std::atoi(n));
-  return std::max(1, static_cast<int>(std::thread::hardware_concurrency()) / local_ranks);
 }
 
 // Every --set on the command line, in order (absl keeps only the last of a repeated flag).
@@ -189,7 +180,7 @@ int Main(int argc, char** argv) {
   options.progress_seconds = absl::GetFlag(FLAGS_progress_seconds);
   options.out_dir = absl::GetFlag(FLAGS_out);
   if (options.out_dir.empty()) {
-    const std::string name = !parsed->spec.store().empty() ? parsed->spec.store()
+    const std::string name = !parsed->spec.store().empty()  ? parsed->spec.store()
                              : !parsed->spec.name().empty() ? parsed->spec.name()
                                                             : "experiment";
     options.out_dir = absl::StrCat("attnlab_results/", name);
@@ -221,8 +212,8 @@ int Main(int argc, char** argv) {
   }
   if (!cluster.root()) return 0;  // rank 0 reports for everyone
   std::cout << SummaryTable(parsed->spec, *result);
-  std::fprintf(stderr, "results: %s (%zu trials, %d reused, %d failed)\n",
-               options.out_dir.c_str(), result->trials.size(), result->reused, result->failed);
+  std::fprintf(stderr, "results: %s (%zu trials, %d reused, %d failed)\n", options.out_dir.c_str(),
+               result->trials.size(), result->reused, result->failed);
   return result->failed > 0 ? 1 : 0;
 }
 

@@ -10,12 +10,13 @@
 // trial failed, results could not be written, or --check_quick found a changed verdict;
 // 2 bad flags or claims file, or a store of other code's results under --reuse=same;
 // 130 interrupted.
+#include <mpi.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <map>
 #include <set>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "absl/flags/flag.h"
@@ -28,6 +29,7 @@
 #include "experiments/reproduction/claims_report.h"
 #include "experiments/reproduction/claims_runner.h"
 #include "experiments/store/this_build.h"
+#include "experiments/trials/cluster.h"
 #include "experiments/trials/crash_stack.h"
 #include "experiments/trials/interrupt.h"
 #include "experiments/trials/product_setup.h"
@@ -132,8 +134,11 @@ bool DeclaresAny(const ClaimsFile& file, const std::set<std::string>& ids,
 
 int Main(int argc, char** argv) {
   CatchInterrupts();  // before any thread starts (interrupt.h)
+  const Cluster& cluster = Cluster::Get();
   absl::SetProgramUsageMessage(
-      "Judges the papers' claims from runs of this code.\n  claims [--paper=N] [--claim=ID,...] "
+      "Judges the papers' claims from runs of this code (under `mpirun -np K`, the runs' trials\n"
+      "spread over the ranks; --out on a filesystem every rank sees).\n  claims [--paper=N] "
+      "[--claim=ID,...] "
       "[--quick] "
       "[--check_quick] [--status_only] [--write=false] [--out=DIR] [--threads=N] "
       "[--reuse=rerun|same|any]");
@@ -176,9 +181,9 @@ int Main(int argc, char** argv) {
   options.quick = absl::GetFlag(FLAGS_quick);
   options.claims = asked;
   options.out_dir = ResolveUserPath(absl::GetFlag(FLAGS_out));
-  options.threads = absl::GetFlag(FLAGS_threads) > 0
-                        ? absl::GetFlag(FLAGS_threads)
-                        : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  options.threads =
+      absl::GetFlag(FLAGS_threads) > 0 ? absl::GetFlag(FLAGS_threads) : DefaultThreads();
+  options.cluster = &cluster;
   PrintStackOnCrash(argv[0]);
   options.stop = [] { return InterruptSignal() != 0; };
 
@@ -266,16 +271,16 @@ int Main(int argc, char** argv) {
   for (size_t f = 0; f < files.size(); ++f) {
     const ClaimsFileText& file = files[f];
     absl::StatusOr<PaperOutcome> paper = RunClaims(file, options);
-    if (absl::IsCancelled(paper.status())) {
+    if (!paper.ok() && cluster.root()) {  // every rank stops alike; rank 0 says why
       std::fprintf(stderr, "%s\n", std::string(paper.status().message()).c_str());
-      return 130;
     }
+    if (absl::IsCancelled(paper.status())) return 130;
     if (!paper.ok()) {
-      std::fprintf(stderr, "%s\n", std::string(paper.status().message()).c_str());
       const bool bad_input =
           absl::IsInvalidArgument(paper.status()) || absl::IsFailedPrecondition(paper.status());
       return bad_input ? 2 : 1;
     }
+    if (!cluster.root()) continue;  // rank 0 judges, writes and prints
     for (const auto& [name, run] : paper->runs) {
       for (const std::string& error : run.errors) status = error.empty() ? status : 1;
     }
@@ -315,6 +320,7 @@ int Main(int argc, char** argv) {
     std::fputs(text.c_str(), stdout);
     std::fflush(stdout);
   }
+  if (!cluster.root()) return 0;
   if (files.size() > 1) {
     std::fputs("\n", stdout);
     for (const std::string& tally : tally_lines) std::fputs(tally.c_str(), stdout);
@@ -340,4 +346,9 @@ int Main(int argc, char** argv) {
 }  // namespace
 }  // namespace attnlab
 
-int main(int argc, char** argv) { return attnlab::Main(argc, argv); }
+int main(int argc, char** argv) {
+  const int status = attnlab::Main(argc, argv);
+  // A rank that stops early ends the job: another may be waiting for it in a collective.
+  if (status != 0 && attnlab::Cluster::Get().size() > 1) MPI_Abort(MPI_COMM_WORLD, status);
+  return status;
+}

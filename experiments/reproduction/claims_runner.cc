@@ -11,6 +11,7 @@
 #include "experiments/spec/first_parse_error.h"
 #include "experiments/spec/spec_loader.h"
 #include "experiments/spec/sweep.h"
+#include "experiments/trials/cluster.h"
 #include "google/protobuf/text_format.h"
 
 namespace attnlab {
@@ -158,6 +159,18 @@ std::string StoreName(const ExperimentSpec& spec, const std::string& run) {
   return !spec.store().empty() ? spec.store() : !spec.name().empty() ? spec.name() : run;
 }
 
+// Rank 0's outcome of a run on every rank (its code and message), so that all ranks go on, or
+// stop, together: a rank that went on alone would wait forever for the others.
+absl::Status RootOutcome(const Cluster* cluster, const absl::Status& status) {
+  if (cluster == nullptr || cluster->size() == 1) return status;
+  const std::string shared = cluster->BroadcastFromRoot(
+      status.ok() ? "" : absl::StrCat(static_cast<int>(status.code()), " ", status.message()));
+  if (shared.empty()) return absl::OkStatus();
+  const size_t space = shared.find(' ');
+  return absl::Status(static_cast<absl::StatusCode>(std::stoi(shared.substr(0, space))),
+                      shared.substr(space + 1));
+}
+
 }  // namespace
 
 absl::StatusOr<std::map<std::string, std::string>> RunSpecHashes(const ClaimsFileText& claims) {
@@ -173,8 +186,8 @@ absl::StatusOr<std::map<std::string, std::string>> RunSpecHashes(const ClaimsFil
 absl::StatusOr<ClaimsFileText> ReadClaimsFile(const std::string& path) {
   absl::StatusOr<std::string> text = ReadFile(path);
   if (!text.ok()) {
-    return absl::NotFoundError(absl::StrCat(path, ": cannot read claims file (",
-                                            text.status().message(), ")"));
+    return absl::NotFoundError(
+        absl::StrCat(path, ": cannot read claims file (", text.status().message(), ")"));
   }
   ClaimsFileText out;
   out.path = path;
@@ -273,42 +286,46 @@ absl::StatusOr<PaperOutcome> RunClaims(const ClaimsFileText& claims, const Claim
     const std::string spec_path = parsed.locator->file();
     RunOptions run_options;
     // Runs of one spec's store share it (a trial two runs read trains once).
-    run_options.out_dir = absl::StrCat(options.out_dir, options.quick ? "/quick/" : "/",
-                                       StoreName(spec, run.name()));
+    run_options.out_dir =
+        absl::StrCat(options.out_dir, options.quick ? "/quick/" : "/", StoreName(spec, run.name()));
     run_options.threads = options.threads;
     run_options.progress = options.progress;
     run_options.code = options.code;
     run_options.reuse = options.reuse;
     run_options.stop = options.stop;
-    if (options.progress) {
+    run_options.cluster = options.cluster;
+    const bool root = options.cluster == nullptr || options.cluster->root();
+    if (options.progress && root) {
       std::fprintf(stderr, "claims: paper %d, run %s (%s)\n", file.number(), run.name().c_str(),
                    spec_path.c_str());
     }
     absl::StatusOr<ExperimentResult> result = RunExperiment(parsed, run_options);
-    if (absl::IsCancelled(result.status())) return result.status();
-    if (absl::IsNotFound(result.status())) {  // its data are not on this machine
-      outcome.status = result.status();
-      if (options.progress) {
+    // Every rank acts on rank 0's outcome, which has heard every rank's.
+    const absl::Status status = RootOutcome(options.cluster, result.status());
+    if (absl::IsCancelled(status)) return status;
+    if (absl::IsNotFound(status)) {  // its data are not on this machine
+      outcome.status = status;
+      if (options.progress && root) {
         std::fprintf(stderr, "claims: run %s not run: %s\n", run.name().c_str(),
-                     std::string(result.status().message()).c_str());
+                     std::string(status.message()).c_str());
       }
       continue;
     }
-    if (!result.ok()) {
-      return absl::Status(result.status().code(), absl::StrCat(where, result.status().message()));
-    }
+    if (!status.ok()) return absl::Status(status.code(), absl::StrCat(where, status.message()));
+    if (!root) continue;  // rank 0 has every trial's result
     // The store's summary.csv is the last run's: each run's is kept beside it.
     const std::string summary = run_options.out_dir + "/summary.csv";
     absl::StatusOr<std::string> rows = ReadFile(summary);
-    absl::Status kept = rows.ok() ? WriteFileAtomically(absl::StrCat(run_options.out_dir, "/summary.",
-                                                                      run.name(), ".csv"),
-                                                         *rows)
-                                  : rows.status();
+    absl::Status kept =
+        rows.ok() ? WriteFileAtomically(
+                        absl::StrCat(run_options.out_dir, "/summary.", run.name(), ".csv"), *rows)
+                  : rows.status();
     if (!kept.ok()) return absl::Status(kept.code(), absl::StrCat(where, kept.message()));
     outcome.trials = std::move(result->trials);
     outcome.results = std::move(result->results);
     outcome.errors = std::move(result->errors);
   }
+  if (options.cluster != nullptr && !options.cluster->root()) return paper;
   for (int c = 0; c < file.claim_size(); ++c) {
     if (!options.claims.empty() && options.claims.count(file.claim(c).id()) == 0) continue;
     absl::StatusOr<ClaimOutcome> outcome = JudgeClaim(file.claim(c), paper.runs);

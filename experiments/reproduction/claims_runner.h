@@ -9,13 +9,15 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "experiments/store/code_version.h"
 #include "experiments/reproduction/check.h"
 #include "experiments/reproduction/claims.pb.h"
 #include "experiments/reproduction/verdict.h"
+#include "experiments/store/code_version.h"
 #include "experiments/trials/runner.h"
 
 namespace attnlab {
+
+class Cluster;
 
 struct ClaimsFileText {
   ClaimsFile file;
@@ -48,6 +50,9 @@ struct ClaimsOptions {
   // Only these claims (ids), and only the runs they read; empty: every claim and run.
   std::set<std::string> claims;
   std::function<bool()> stop;
+  // The MPI ranks that share each run's trials (trial i on rank i % size, as `run` shares a
+  // sweep); rank 0 alone judges. Null: this process alone.
+  const Cluster* cluster = nullptr;
 };
 
 struct PaperOutcome {
@@ -59,9 +64,9 @@ struct PaperOutcome {
 };
 
 // Runs every run of the file (with options.claims, those the claims asked for read), then judges
-// every claim (those asked for). A run whose data are missing (NotFound)
-// leaves its claims "not evaluated"; a bad spec, override or check is InvalidArgument
-// "file:line: claim ID: ..."; Cancelled when `stop` said so.
+// every claim (those asked for; on rank 0 only, the others' outcomes stay empty). A run whose data
+// are missing (NotFound) leaves its claims "not evaluated"; a bad spec, override or check is
+// InvalidArgument "file:line: claim ID: ..."; Cancelled when `stop` said so.
 absl::StatusOr<PaperOutcome> RunClaims(const ClaimsFileText& claims, const ClaimsOptions& options);
 
 }  // namespace attnlab
