@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <memory>
 
 #include "absl/flags/flag.h"
 #include "absl/status/status.h"
@@ -134,20 +135,35 @@ absl::StatusOr<std::string> SetUpProducts(absl::string_view backend, const std::
   }
   const std::string machine = CurrentMachine();
   const std::string path = ProductChoicesPath(cache_dir, machine);
-  RETURN_IF_ERROR(MakeDirectories(DirectoryOf(path)));
-  const FileLock lock(path + ".lock");
-  if (!lock.ok()) return ErrnoError(absl::StrCat("cannot lock ", path, ".lock"));
+  // A cache that cannot be made, read or written never blocks a run: this process tunes for
+  // itself (its code version records the choices it made).
+  auto for_this_process = [&](const absl::Status& why) {
+    std::fprintf(stderr,
+                 "products: cannot keep the choices in %s (%s): tuning for this process "
+                 "only\n",
+                 DirectoryOf(path).c_str(), std::string(why.message()).c_str());
+    return ChoicesOf(Tune(machine));
+  };
   ProductChoices choices;
-  absl::StatusOr<std::string> text = ReadFile(path);
-  if (text.ok()) {
+  std::unique_ptr<FileLock> lock;
+  if (absl::Status made = MakeDirectories(DirectoryOf(path)); !made.ok()) {
+    choices = for_this_process(made);
+  } else if (lock = std::make_unique<FileLock>(path + ".lock"); !lock->ok()) {
+    choices = for_this_process(ErrnoError(absl::StrCat("cannot lock ", path, ".lock")));
+  } else if (absl::StatusOr<std::string> text = ReadFile(path); text.ok()) {
     ASSIGN_OR_RETURN(choices, ParseProductChoicesFile(path, *text));
   } else if (absl::IsNotFound(text.status())) {
     const std::vector<ProductClassTiming> timings = Tune(machine);
-    RETURN_IF_ERROR(WriteFileAtomically(path, ProductChoicesFile(machine, timings)));
-    std::fprintf(stderr, "products: kept in %s\n", path.c_str());
     choices = ChoicesOf(timings);
+    if (absl::Status kept = WriteFileAtomically(path, ProductChoicesFile(machine, timings));
+        kept.ok()) {
+      std::fprintf(stderr, "products: kept in %s\n", path.c_str());
+    } else {
+      std::fprintf(stderr, "products: not kept (%s): used by this process only\n",
+                   std::string(kept.message()).c_str());
+    }
   } else {
-    return text.status();
+    choices = for_this_process(text.status());
   }
   SetProductBackend(ProductBackend::kChosen);
   SetProductChoices(choices);

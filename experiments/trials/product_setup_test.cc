@@ -43,6 +43,24 @@ TEST_F(ProductSetupTest, TunesOnceThenReadsTheKeptChoices) {
   EXPECT_EQ(GetProductChoices()[17], ProductBackend::kOneDnn);
 }
 
+TEST_F(ProductSetupTest, AnUnwritableCacheTunesForThisProcessAndSaysSo) {
+  // Below a file: no directory can be made there (not even by root).
+  const std::string file = ::testing::TempDir() + "/product_setup_a_file";
+  ASSERT_TRUE(WriteFileAtomically(file, "not a directory\n").ok());
+  const std::string cache = file + "/cache";
+  ::testing::internal::CaptureStderr();
+  absl::StatusOr<std::string> products = SetUpProducts("tuned", cache);
+  const std::string said = ::testing::internal::GetCapturedStderr();
+  ASSERT_TRUE(products.ok()) << products.status();
+  EXPECT_EQ(products->substr(0, 6), "tuned ");
+  EXPECT_EQ(ProductChoicesString(GetProductChoices()), products->substr(6));
+  EXPECT_EQ(GetProductBackend(), ProductBackend::kChosen);
+  const std::string line = "products: cannot keep the choices in " + file + "/cache/products (";
+  ASSERT_EQ(said.find(line), 0u) << said;
+  EXPECT_NE(said.find("): tuning for this process only\n"), std::string::npos) << said;
+  EXPECT_FALSE(ReadFile(ProductChoicesPath(cache, CurrentMachine())).ok());
+}
+
 TEST_F(ProductSetupTest, WithoutACacheDirectoryEveryBlockIsTiled) {
   absl::StatusOr<std::string> products = SetUpProducts("tuned", "");
   ASSERT_TRUE(products.ok()) << products.status();
