@@ -64,6 +64,21 @@ for _, theirs in compare.WORKLOADS.values():
     echo "FAIL: compare runs PyTorch's $name, which workloads.py does not define"
     failures=$((failures + 1))
   done
+  # Every subset draw compare races is a uniform draw of q distinct positions: the forms differ
+  # in speed only. 20,000 draws of 3 of 10 (seeded): each position's share within 10% of 3/10.
+  drawn=$(/usr/bin/python3 -c 'from importlib.machinery import SourceFileLoader
+import torch
+workloads = SourceFileLoader("workloads", "tools/compare_pytorch/workloads.py").load_module()
+for name, draw in workloads.SUBSET_DRAWS.items():
+    torch.manual_seed(0)
+    subset = draw(20000, 10, 3)
+    distinct = all(len(set(row)) == 3 for row in subset.tolist())
+    share = torch.bincount(subset.flatten(), minlength=10).double() / 20000
+    in_range = int(subset.min()) >= 0 and int(subset.max()) < 10
+    if not (distinct and in_range and float((share - 0.3).abs().max()) < 0.03):
+        print(name, distinct, in_range, share.tolist())') ||
+    { echo "FAIL: could not draw workloads.py's subsets"; exit 1; }
+  [[ -z "$drawn" ]] || { echo "FAIL: a subset draw is not uniform over distinct positions: $drawn"; failures=$((failures + 1)); }
 else
   echo "compare's PyTorch forms not checked: /usr/bin/python3 has no torch"
 fi

@@ -6,11 +6,13 @@ training step (batch, forward, loss, backward, optimizer update) over at least -
 
     /usr/bin/python3 tools/compare_pytorch/workloads.py WORKLOAD --threads N [--seconds S]
                                                         [--min-steps N] [--keep-denormals]
-    /usr/bin/python3 tools/compare_pytorch/workloads.py peak --threads N   # sgemm/dgemm GFLOP/s
+    /usr/bin/python3 tools/compare_pytorch/workloads.py peak --threads N   # GEMM and copy peaks
 
 Workloads (the attnlab side: experiments/workloads/*.textproto, and BM_LanguageModelStep):
-p1_tiny, p1_large, p3_spe, p3_fixed, p3_fc1024, lm, vit_softmax, vit_rpc, and the ViTs with
-gradient accumulation over micro-batches of 8, 16, 32 and 64 (vit_softmax_micro8 ...).
+p1_tiny, p1_large, p3_spe, p3_fixed, p3_fc1024, lm, vit_softmax, vit_rpc, the ViTs with
+gradient accumulation over micro-batches of 8, 16, 32 and 64 (vit_softmax_micro8 ...), and
+paper 3's with the other subset draws (p3_fixed_argsort, p3_fixed_multinomial ...). Each step
+counts its nominal FLOPs and the bytes it must move at least (our estimate, beside each).
 tools/compare_pytorch/compare runs both sides alternately and prints the table.
 """
 import argparse
@@ -73,27 +75,38 @@ def p1(n, seq_len, dim):
         (grad,) = torch.autograd.grad(loss, p)
         with torch.no_grad():
             p.sub_(0.1 * grad / grad.norm())
-    # X (W p), X v and X^T g: 2 n T d each
-    return step, 3 * 2.0 * n * seq_len * dim
+    # X (W p), X v and X^T g: 2 n T d each; bytes: one pass over X (doubles), which the three
+    # products can share
+    return step, 3 * 2.0 * n * seq_len * dim, 8.0 * n * seq_len * dim
+
+
+# Each sample's q-subset of the T positions, drawn uniformly without replacement: the candidate
+# formulations, each a workload of its own (p3_fixed_argsort, ...), raced by compare, which keeps
+# the fastest and says when it is not the default (topk of random keys: no full sort).
+SUBSET_DRAWS = {
+    "topk": lambda batch, seq_len, q: torch.rand(batch, seq_len).topk(q, dim=1).indices,
+    "argsort": lambda batch, seq_len, q: torch.rand(batch, seq_len).argsort(dim=1)[:, :q],
+    "multinomial": lambda batch, seq_len, q: torch.multinomial(torch.ones(batch, seq_len), q),
+}
 
 
 # Paper 3: STS_q, T = 200, q = 3, d = 5; f(X, y) = sum_i softmax_i(p_i^T W q) x_i,
 # q = sum_{j in y} p_j.
-def sts_batch(batch=256, seq_len=200, q=3, dim=5):
+def sts_batch(batch=256, seq_len=200, q=3, dim=5, draw="topk"):
     x = torch.randn(batch, seq_len, dim)
-    subset = torch.rand(batch, seq_len).argsort(dim=1)[:, :q]
+    subset = SUBSET_DRAWS[draw](batch, seq_len, q)
     target = torch.gather(x, 1, subset.unsqueeze(2).expand(-1, -1, dim)).mean(1)
     return x, subset, target
 
 
-def p3_attention(stochastic, de=170, batch=256, seq_len=200):
+def p3_attention(stochastic, de=170, batch=256, seq_len=200, draw="topk"):
     torch.manual_seed(1)
     w = torch.zeros(de, de, requires_grad=True)
     fixed = torch.randn(seq_len, de) / math.sqrt(de)
     optimizer = torch.optim.SGD([w], lr=1.0)
 
     def step():
-        x, subset, target = sts_batch(batch, seq_len)
+        x, subset, target = sts_batch(batch, seq_len, draw=draw)
         if stochastic:
             pos = torch.randn(batch, seq_len, de) / math.sqrt(de)
             query = torch.gather(pos, 1, subset.unsqueeze(2).expand(-1, -1, de)).sum(1)  # [B, de]
@@ -106,25 +119,34 @@ def p3_attention(stochastic, de=170, batch=256, seq_len=200):
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         optimizer.step()
-    # W q, the scores, and their gradients: 3 (2 B de^2 + 2 B T de)
-    return step, 3 * (2.0 * batch * de * de + 2.0 * batch * seq_len * de)
+    # W q, the scores, and their gradients: 3 (2 B de^2 + 2 B T de). Bytes: the tokens drawn
+    # and read twice, the scores four times, the shared encodings three times, W and its
+    # gradient four times (stochastic encodings need not be stored: an exact sampler draws
+    # each sample's scores directly, as attnlab's PROJECTED does).
+    moved = 4.0 * (3 * batch * seq_len * 5 + 4 * batch * seq_len + 3 * seq_len * de
+                   + 4 * de * de)
+    return step, 3 * (2.0 * batch * de * de + 2.0 * batch * seq_len * de), moved
 
 
-def p3_fc(width=1024, batch=256, seq_len=200, dim=5):
+def p3_fc(width=1024, batch=256, seq_len=200, dim=5, draw="topk"):
     torch.manual_seed(1)
     net = nn.Sequential(nn.Flatten(), nn.Linear(seq_len * (dim + 1), width), nn.ReLU(),
                         nn.Linear(width, dim))
     optimizer = torch.optim.Adam(net.parameters(), lr=1e-3)
 
     def step():
-        x, subset, target = sts_batch(batch, seq_len, dim=dim)
+        x, subset, target = sts_batch(batch, seq_len, dim=dim, draw=draw)
         marks = torch.zeros(batch, seq_len, 1).scatter_(1, subset.unsqueeze(2), 1.0)
         loss = 0.5 * ((net(torch.cat([x, marks], 2)) - target) ** 2).sum(1).mean()
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         optimizer.step()
-    # forward and the weight gradients; the input needs no gradient (the net's first layer)
-    return step, 2 * 2.0 * batch * (seq_len * (dim + 1) * width + width * dim)
+    # forward and the weight gradients; the input needs no gradient (the net's first layer).
+    # Bytes: the first layer's weights read twice, its gradient written, and Adam's read of the
+    # weights, gradient and two moments and write of three; the inputs read twice.
+    weights = seq_len * (dim + 1) * width + width * dim
+    moved = 4.0 * (10 * weights + 2 * batch * seq_len * (dim + 1))
+    return step, 2 * 2.0 * batch * (seq_len * (dim + 1) * width + width * dim), moved
 
 
 # Paper 2: 1-layer Post-LN LM, T = 64, batch 64, d = 128, one head, vocabulary 33,278, AdamW.
@@ -158,7 +180,10 @@ def lm(vocab=33278, batch=64, seq_len=64, dim=128):
     tokens = batch * seq_len
     block = (2.0 * tokens * (4 * dim * dim + 2 * dim * dim)
              + 2 * 2.0 * batch * seq_len * seq_len * dim)
-    return step, 3 * (2.0 * tokens * dim * vocab + block)
+    # Bytes: the logits written, read by the loss, their gradient written and read twice (the
+    # head's weight and input gradients); the head and the embedding through AdamW (ten passes).
+    moved = 4.0 * (5 * tokens * vocab + 10 * 2 * vocab * dim)
+    return step, 3 * (2.0 * tokens * dim * vocab + block), moved
 
 
 # Paper 4: a ViT with symmetric (keys-only) attention, optionally RPC-Attention (PAP) in the
@@ -247,7 +272,12 @@ def vit(pap_iterations, batch=128, micro_batch=0):
     attention = batch * 4.0 * n * n * dim  # scores and the weighted sum, all heads
     forward = (2 * projections + attention * (max(1, pap_iterations) + 1)
                + 2.0 * batch * 49 * 16 * dim)
-    return step, 3 * forward
+    # Bytes: each block's activations (about a dozen tensors of B n dim, and the MLP's two of
+    # B n 128) written once and read twice, the attention maps (B 4 n n) three times per pass.
+    activations = 2 * batch * n * (12 * dim + 2 * 128)
+    maps = 2 * batch * 4 * n * n * (max(1, pap_iterations) + 1)
+    moved = 4.0 * 3 * (activations + maps)
+    return step, 3 * forward, moved
 
 
 WORKLOADS = {
@@ -260,6 +290,13 @@ WORKLOADS = {
     "vit_softmax": lambda: vit(0),
     "vit_rpc": lambda: vit(4),
 }
+# Paper 3's steps with each other subset draw.
+for _draw in SUBSET_DRAWS:
+    if _draw == "topk":
+        continue
+    WORKLOADS[f"p3_spe_{_draw}"] = lambda d=_draw: p3_attention(stochastic=True, draw=d)
+    WORKLOADS[f"p3_fixed_{_draw}"] = lambda d=_draw: p3_attention(stochastic=False, draw=d)
+    WORKLOADS[f"p3_fc1024_{_draw}"] = lambda d=_draw: p3_fc(1024, draw=d)
 # The same steps in micro-batches (gradient accumulation), the sizes attnlab's bench runs.
 for _micro_batch in (8, 16, 32, 64):
     WORKLOADS[f"vit_softmax_micro{_micro_batch}"] = lambda m=_micro_batch: vit(0, micro_batch=m)
@@ -273,6 +310,25 @@ def gemm_peak(dtype, size=2048, reps=5):
     for _ in range(reps):
         a @ b
     return 2.0 * size ** 3 * reps / (time.perf_counter() - start) / 1e9
+
+
+def stream_bandwidth(megabytes=512, reps=5):
+    """GB/s of streaming through buffers far larger than the caches, the best of `reps`: a copy
+    (bytes read plus written) and a read alone (a sum), each on its own."""
+    source = torch.ones(megabytes * 2 ** 20 // 4)
+    target = torch.empty_like(source)
+
+    def best(run):
+        run()
+        fastest = math.inf
+        for _ in range(reps):
+            start = time.perf_counter()
+            run()
+            fastest = min(fastest, time.perf_counter() - start)
+        return fastest
+    size = source.numel() * 4
+    return (2.0 * size / best(lambda: target.copy_(source)) / 1e9,
+            size / best(lambda: source.sum()) / 1e9)
 
 
 def main():
@@ -295,8 +351,9 @@ def main():
     if args.workload == "peak":
         result["sgemm_gflops"] = gemm_peak(torch.float32)
         result["dgemm_gflops"] = gemm_peak(torch.float64)
+        result["copy_gbs"], result["read_gbs"] = stream_bandwidth()
     else:
-        step, flops = WORKLOADS[args.workload]()
+        step, flops, moved = WORKLOADS[args.workload]()
         step()  # warm-up
         # The median step: PyTorch's heap keeps growing for several steps of a large workload
         # (the LM's logits), each growth a step of page faults a long training run does not see.
@@ -308,6 +365,7 @@ def main():
         result["seconds_per_step"] = statistics.median(times)
         result["steps"] = len(times)
         result["flops_per_step"] = flops
+        result["bytes_per_step"] = moved
     print(json.dumps(result))
 
 
