@@ -11,7 +11,7 @@ training step (batch, forward, loss, backward, optimizer update) over at least -
 Workloads (the attnlab side: experiments/workloads/*.textproto, and BM_LanguageModelStep):
 p1_tiny, p1_large, p3_spe, p3_fixed, p3_fc1024, lm, vit_softmax, vit_rpc, the ViTs with
 gradient accumulation over micro-batches of 8, 16, 32 and 64 (vit_softmax_micro8 ...), and
-paper 3's with the other subset draws (p3_fixed_argsort, p3_fixed_multinomial ...). Each step
+paper 3's with the other subset draw (p3_fixed_multinomial ...). Each step
 counts its nominal FLOPs and the bytes it must move at least (our estimate, beside each).
 tools/compare_pytorch/compare runs both sides alternately and prints the table.
 """
@@ -81,11 +81,11 @@ def p1(n, seq_len, dim):
 
 
 # Each sample's q-subset of the T positions, drawn uniformly without replacement: the candidate
-# formulations, each a workload of its own (p3_fixed_argsort, ...), raced by compare, which keeps
-# the fastest and says when it is not the default (topk of random keys: no full sort).
+# formulations, each a workload of its own (p3_fixed_multinomial, ...), raced by compare, which
+# keeps the fastest and says when it is not the default (topk of random keys: no full sort; a
+# full argsort of the keys measured twice as slow, BENCHMARKS).
 SUBSET_DRAWS = {
     "topk": lambda batch, seq_len, q: torch.rand(batch, seq_len).topk(q, dim=1).indices,
-    "argsort": lambda batch, seq_len, q: torch.rand(batch, seq_len).argsort(dim=1)[:, :q],
     "multinomial": lambda batch, seq_len, q: torch.multinomial(torch.ones(batch, seq_len), q),
 }
 
