@@ -3,6 +3,7 @@
 #include <pthread.h>
 
 #include <atomic>
+#include <condition_variable>
 #include <csignal>
 #include <mutex>
 #include <thread>
@@ -11,6 +12,8 @@ namespace attnlab {
 namespace {
 
 std::atomic<int> g_signal{0};
+std::mutex g_mutex;  // with g_arrived, for WaitForInterrupt
+std::condition_variable g_arrived;
 
 sigset_t InterruptSignals() {
   sigset_t signals;
@@ -27,7 +30,11 @@ void TakeSignals(sigset_t signals) {
     int signal = 0;
     if (sigwait(&signals, &signal) != 0) continue;
     if (g_signal.load() == 0) {
-      g_signal.store(signal);
+      {
+        std::lock_guard<std::mutex> lock(g_mutex);
+        g_signal.store(signal);
+      }
+      g_arrived.notify_all();
       continue;
     }
     std::signal(signal, SIG_DFL);
@@ -48,5 +55,11 @@ void CatchInterrupts() {
 }
 
 int InterruptSignal() { return g_signal.load(); }
+
+int WaitForInterrupt() {
+  std::unique_lock<std::mutex> lock(g_mutex);
+  g_arrived.wait(lock, [] { return g_signal.load() != 0; });
+  return g_signal.load();
+}
 
 }  // namespace attnlab

@@ -17,6 +17,9 @@ void CatchInterrupts();
 // The signal that asked to stop, or 0.
 int InterruptSignal();
 
+// Blocks until a signal has asked to stop (after CatchInterrupts), and returns it.
+int WaitForInterrupt();
+
 }  // namespace attnlab
 
 #endif  // ATTNLAB_EXPERIMENTS_TRIALS_INTERRUPT_H_
