@@ -52,6 +52,7 @@ TEST_DEPS = [
     "//attention:metric_testing",
     "//attention:layer_testing",
     "//attention:mechanism_check",
+    "//attention:optimizer_testing",
     "//attention/kernels/cuda:device",
     "//datasets:dataset_testing",
     "@com_google_googletest//:gtest_main",

@@ -1,27 +1,17 @@
 #include "plugins/optimizers/adam/adam.h"
 
 #include "attention/base/field_error.h"
+#include "attention/optimizer_testing.h"
 #include "gtest/gtest.h"
 
 namespace attnlab {
 namespace {
 
-Parameter<double> Param(std::initializer_list<double> value, std::initializer_list<double> grad) {
-  Parameter<double> p;
-  p.value.resize(value.size(), 1);
-  p.grad.resize(grad.size(), 1);
-  int i = 0;
-  for (double v : value) p.value(i++, 0) = v;
-  i = 0;
-  for (double g : grad) p.grad(i++, 0) = g;
-  return p;
-}
-
 TEST(AdamTest, FirstStepIsLrTimesSign) {
   auto adam = AdamOptimizer<double>::Create(plugins::AdamConfig());
   ASSERT_TRUE(adam.ok());
   (*adam)->UseRate(0.01);
-  Parameter<double> p = Param({1, 1}, {1e-3, -50});
+  Parameter<double> p = ParameterWith({1, 1}, {1e-3, -50});
   ExecContext ctx(1);
   (*adam)->Step({&p}, 0, ctx);
   EXPECT_NEAR(p.value(0, 0), 1 - 0.01, 1e-7);
@@ -35,14 +25,14 @@ TEST(AdamTest, AdamWDecaysDecoupledAndAdamThroughTheGradient) {
   auto adamw = AdamWOptimizer<double>::Create(config);
   ASSERT_TRUE(adamw.ok());
   (*adamw)->UseRate(0.5);
-  Parameter<double> p = Param({2}, {0});
+  Parameter<double> p = ParameterWith({2}, {0});
   (*adamw)->Step({&p}, 0, ctx);
   EXPECT_NEAR(p.value(0, 0), 2 * (1 - 0.05), 1e-12);  // zero gradient: only the decay acts
   // Adam adds 0.1 x = 0.2 to the zero gradient; its first step is then lr * sign = 0.5.
   auto adam = AdamOptimizer<double>::Create(config);
   ASSERT_TRUE(adam.ok());
   (*adam)->UseRate(0.5);
-  p = Param({2}, {0});
+  p = ParameterWith({2}, {0});
   (*adam)->Step({&p}, 0, ctx);
   EXPECT_NEAR(p.value(0, 0), 1.5, 1e-7);
 }

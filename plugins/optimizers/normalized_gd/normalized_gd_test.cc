@@ -1,21 +1,11 @@
 #include "plugins/optimizers/normalized_gd/normalized_gd.h"
 
 #include "attention/base/field_error.h"
+#include "attention/optimizer_testing.h"
 #include "gtest/gtest.h"
 
 namespace attnlab {
 namespace {
-
-Parameter<double> Param(std::initializer_list<double> value, std::initializer_list<double> grad) {
-  Parameter<double> p;
-  p.value.resize(value.size(), 1);
-  p.grad.resize(grad.size(), 1);
-  int i = 0;
-  for (double v : value) p.value(i++, 0) = v;
-  i = 0;
-  for (double g : grad) p.grad(i++, 0) = g;
-  return p;
-}
 
 std::unique_ptr<Optimizer<double>> Make(const plugins::NormalizedGdConfig& config, double lr) {
   auto made = NormalizedGdOptimizer<double>::Create(config);
@@ -27,15 +17,15 @@ std::unique_ptr<Optimizer<double>> Make(const plugins::NormalizedGdConfig& confi
 TEST(NormalizedGdTest, PerParameterAndGlobalByHand) {
   ExecContext ctx(1);
   plugins::NormalizedGdConfig config;
-  Parameter<double> a = Param({0, 0}, {3, 4}), b = Param({0}, {-10});
+  Parameter<double> a = ParameterWith({0, 0}, {3, 4}), b = ParameterWith({0}, {-10});
   Make(config, 1)->Step({&a, &b}, 0, ctx);
   EXPECT_NEAR(a.value(0, 0), -0.6, 1e-12);
   EXPECT_NEAR(a.value(1, 0), -0.8, 1e-12);
   EXPECT_NEAR(b.value(0, 0), 1.0, 1e-12);  // each parameter moves by exactly lr
 
   config.set_normalization(plugins::NormalizedGdConfig::GLOBAL);
-  a = Param({0, 0}, {3, 4});
-  b = Param({0}, {0});
+  a = ParameterWith({0, 0}, {3, 4});
+  b = ParameterWith({0}, {0});
   Make(config, 1)->Step({&a, &b}, 0, ctx);
   EXPECT_NEAR(a.value(1, 0), -0.8, 1e-12);
   EXPECT_EQ(b.value(0, 0), 0.0);
@@ -47,7 +37,7 @@ TEST(NormalizedGdTest, EpsShrinksSmallGradientsSteps) {
   ExecContext ctx(1);
   plugins::NormalizedGdConfig config;
   config.set_eps(1e-9);
-  Parameter<double> p = Param({0}, {1e-9});
+  Parameter<double> p = ParameterWith({0}, {1e-9});
   Make(config, 1)->Step({&p}, 0, ctx);
   EXPECT_NEAR(p.value(0, 0), -0.5, 1e-12);
   config.set_eps(-1);
