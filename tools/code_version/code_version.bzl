@@ -87,6 +87,10 @@ def _code_version_impl(ctx):
         mnemonic = "CodeVersion",
         progress_message = "Hashing the sources of %s" % ctx.label,
     )
+    return [
+        DefaultInfo(files = depset([ctx.outputs.out])),
+        OutputGroupInfo(sources = depset([manifest])),
+    ]
 
 code_version = rule(
     implementation = _code_version_impl,
