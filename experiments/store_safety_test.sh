@@ -13,14 +13,18 @@ cd "$TEST_TMPDIR" || exit 1
 # Two runs on one --out, overlapping for certain: the first holds the lock until the second says
 # it waits (the test hook ATTNLAB_TEST_HOLD_LOCK, experiments/test_hooks.h); both succeed and the
 # store is a single run's.
+# Each log exists before its process starts, so that `says` never opens it first.
+: > first.err
+: > second.err
+: > held.err
 ATTNLAB_TEST_HOLD_LOCK="$TEST_TMPDIR/release" "$run" --spec="$spec" --out=overlap --threads=1 \
-  > /dev/null 2> first.err &
+  > /dev/null 2>> first.err &
 first=$!
 # Blocks until process $1 writes line $3 to its log $2; false if it ends first (tail --pid).
 says() { grep -q -m1 -F -- "$3" <(tail --pid="$1" -n +1 -f "$2"); }
 says $first first.err "test hook: holding the store's lock" ||
   { echo "the first run ended early:"; cat first.err; exit 1; }
-"$run" --spec="$spec" --out=overlap --threads=1 > /dev/null 2> second.err &
+"$run" --spec="$spec" --out=overlap --threads=1 > /dev/null 2>> second.err &
 second=$!
 says $second second.err "waiting for the run writing to overlap (pid $first) to finish" ||
   { echo "the second run did not wait:"; cat second.err; exit 1; }
@@ -64,7 +68,7 @@ mkdir -p held
 flock held/.lock sleep 600 > /dev/null 2>&1 &
 holder=$!
 release() { pkill -P $holder; kill $holder 2> /dev/null; }
-"$run" --spec="$spec" --out=held --threads=1 > /dev/null 2> held.err &
+"$run" --spec="$spec" --out=held --threads=1 > /dev/null 2>> held.err &
 waiting=$!
 says $waiting held.err "waiting for the run writing to" ||
   { echo "the second run did not wait:"; cat held.err; release; exit 1; }
