@@ -12,7 +12,9 @@ spec="$PWD/experiments/testdata/sweep.textproto"
 root="$TEST_TMPDIR/claims_mpi"
 mkdir -p "$root/workspace"
 printf '# x\n<!-- claims status -->\n<!-- end claims status -->\n' > "$root/workspace/README.md"
-# Three runs of one store: 8 trials, 8 more at 200 steps, and the first 8 again (trained once).
+# Five runs of one store: 8 trials, 8 more at 200 steps, the first 8 again (trained once), and
+# runs of 1 and 3 new trials: 20 distinct, 10 on each rank only when the runs are interleaved
+# (run by run, the ranks would train 4+4+1+2 and 4+4+0+1).
 claims_file() {
   cat <<CLAIMS
 number: 1
@@ -20,6 +22,8 @@ paper: "MPI test"
 run { name: "sweep" spec: "$spec" }
 run { name: "sweep_short" spec: "$spec" set: "training.steps=200" }
 run { name: "sweep_again" spec: "$spec" }
+run { name: "one" spec: "$spec" set: "sweep.axis[0].value=['3']" set: "sweep.seed=[3]" }
+run { name: "three" spec: "$spec" set: "sweep.axis[0].value=['1', '2', '5']" set: "sweep.seed=[3]" }
 claim {
   id: "c1" words: "W aligns with the identity"
   check { central: true name: "cos" run: "sweep" value { metric: "cos_w_identity" } reproduced { op: GT value: 0.5 } }
@@ -31,6 +35,11 @@ claim {
 claim {
   id: "c3" words: "and the same trials read again agree"
   check { central: true name: "cos" run: "sweep_again" value { metric: "cos_w_identity" } reproduced { op: GT value: 0.5 } }
+}
+claim {
+  id: "c4" words: "other learning rates align too"
+  check { central: true name: "cos" run: "one" value { metric: "cos_w_identity" } reproduced { op: GT value: 0.5 } }
+  check { name: "cos3" run: "three" value { metric: "cos_w_identity" } reproduced { op: GT value: 0.5 } }
 }
 CLAIMS
 }
@@ -60,13 +69,13 @@ mpi=(mpirun --allow-run-as-root --oversubscribe)
 [[ $(judge single "$claims" "${flags[@]}") == 0 ]] || fail "one process: $(tail -3 "$root/single/stderr")"
 [[ $(judge mpi "${mpi[@]}" -np 2 "$claims" "${flags[@]}") == 0 ]] || fail "-np 2: $(tail -3 "$root/mpi/stderr")"
 same_as_single mpi
-# The 16 distinct trials, 8 on each rank; sweep_again's trained by neither.
+# The 20 distinct trials, 10 on each rank; sweep_again's trained by neither, in one process too.
 for rank in 0 1; do
   count=$(grep -c "^rank $rank: .* done, loss" "$root/mpi/stderr")
-  [[ $count == 8 ]] || fail "rank $rank trained $count trials, expected 8"
+  [[ $count == 10 ]] || fail "rank $rank trained $count trials, expected 10"
 done
-grep -q "^rank 1: \[.*\] reused\|finished earlier, reused" "$root/mpi/stderr" ||
-  fail "sweep_again's trials were not reused"
+count=$(grep -c " done, loss" "$root/single/stderr")
+[[ $count == 20 ]] || fail "one process trained $count trials, expected 20"
 
 # Rank 1 killed once its first trial is stored (the test hook ATTNLAB_TEST_SIGNAL).
 status=$(judge killed "${mpi[@]}" -np 1 "$claims" "${flags[@]}" \

@@ -247,6 +247,8 @@ absl::StatusOr<PaperOutcome> RunClaims(const ClaimsFileText& claims, const Claim
   }
   absl::StatusOr<RunOutcomes> dry_runs = DryRuns(claims, specs, options.quick);
   if (!dry_runs.ok()) return dry_runs.status();
+  // Which runs' data are missing on this machine (their specs as they will run).
+  const RunOutcomes built = *dry_runs;
   if (options.quick) {
     std::vector<ParsedSpec> full;
     for (int r = 0; r < file.run_size(); ++r) {
@@ -260,14 +262,16 @@ absl::StatusOr<PaperOutcome> RunClaims(const ClaimsFileText& claims, const Claim
   RETURN_IF_ERROR(CheckClaimsAgainst(claims, *dry_runs));
 
   // What runs: every run; with --claim what the claims asked for read; with --quick only what
-  // verdicts read.
+  // verdicts read. They run as one sweep, so that every thread and rank stays busy while any
+  // run has trials left.
   const bool subset = options.quick || !options.claims.empty();
   const std::set<std::string> needed = RunsRead(file, options.claims, /*causes=*/!options.quick);
+  const bool root = options.cluster == nullptr || options.cluster->root();
+  std::vector<ExperimentRun> runs;
+  std::vector<std::string> run_names;
   for (int r = 0; r < file.run_size(); ++r) {
     const ClaimRun& run = file.run(r);
     const ParsedSpec& parsed = specs[r];
-    const std::string where =
-        absl::StrCat(claims.path, ":", claims.run_line[r], ": run ", run.name(), ": ");
     RunOutcome& outcome = paper.runs[run.name()];
     outcome.name = run.name();
     if (options.quick && run.quick_skip()) {
@@ -282,50 +286,46 @@ absl::StatusOr<PaperOutcome> RunClaims(const ClaimsFileText& claims, const Claim
       continue;
     }
     outcome.spec_hash = SpecHash(parsed.spec);
-    const ExperimentSpec& spec = parsed.spec;
-    const std::string spec_path = parsed.locator->file();
-    RunOptions run_options;
+    const absl::Status& missing = built.at(run.name()).status;
+    if (absl::IsNotFound(missing)) {  // its data are not on this machine
+      outcome.status = missing;
+      if (options.progress && root) {
+        std::fprintf(stderr, "claims: run %s not run: %s\n", run.name().c_str(),
+                     std::string(missing.message()).c_str());
+      }
+      continue;
+    }
+    ExperimentRun experiment;
+    experiment.parsed = &parsed;
+    RunOptions& run_options = experiment.options;
     // Runs of one spec's store share it (a trial two runs read trains once).
-    run_options.out_dir =
-        absl::StrCat(options.out_dir, options.quick ? "/quick/" : "/", StoreName(spec, run.name()));
+    run_options.out_dir = absl::StrCat(options.out_dir, options.quick ? "/quick/" : "/",
+                                       StoreName(parsed.spec, run.name()));
     run_options.threads = options.threads;
     run_options.progress = options.progress;
     run_options.code = options.code;
     run_options.reuse = options.reuse;
     run_options.stop = options.stop;
     run_options.cluster = options.cluster;
-    const bool root = options.cluster == nullptr || options.cluster->root();
-    if (options.progress && root) {
-      std::fprintf(stderr, "claims: paper %d, run %s (%s)\n", file.number(), run.name().c_str(),
-                   spec_path.c_str());
-    }
-    absl::StatusOr<ExperimentResult> result = RunExperiment(parsed, run_options);
-    // Every rank acts on rank 0's outcome, which has heard every rank's.
-    const absl::Status status = RootOutcome(options.cluster, result.status());
-    if (absl::IsCancelled(status)) return status;
-    if (absl::IsNotFound(status)) {  // its data are not on this machine
-      outcome.status = status;
-      if (options.progress && root) {
-        std::fprintf(stderr, "claims: run %s not run: %s\n", run.name().c_str(),
-                     std::string(status.message()).c_str());
-      }
-      continue;
-    }
-    if (!status.ok()) return absl::Status(status.code(), absl::StrCat(where, status.message()));
-    if (!root) continue;  // rank 0 has every trial's result
+    experiment.where =
+        absl::StrCat(claims.path, ":", claims.run_line[r], ": run ", run.name(), ": ");
+    experiment.title = absl::StrCat("claims: paper ", file.number(), ", run ", run.name(), " (",
+                                    parsed.locator->file(), ")");
     // The store's summary.csv is the last run's: each run's is kept beside it.
-    const std::string summary = run_options.out_dir + "/summary.csv";
-    absl::StatusOr<std::string> rows = ReadFile(summary);
-    absl::Status kept =
-        rows.ok() ? WriteFileAtomically(
-                        absl::StrCat(run_options.out_dir, "/summary.", run.name(), ".csv"), *rows)
-                  : rows.status();
-    if (!kept.ok()) return absl::Status(kept.code(), absl::StrCat(where, kept.message()));
-    outcome.trials = std::move(result->trials);
-    outcome.results = std::move(result->results);
-    outcome.errors = std::move(result->errors);
+    experiment.summary_copy = absl::StrCat("summary.", run.name(), ".csv");
+    runs.push_back(std::move(experiment));
+    run_names.push_back(run.name());
   }
-  if (options.cluster != nullptr && !options.cluster->root()) return paper;
+  absl::StatusOr<std::vector<ExperimentResult>> results = RunExperiments(runs);
+  // Every rank acts on rank 0's outcome, which has heard every rank's.
+  RETURN_IF_ERROR(RootOutcome(options.cluster, results.status()));
+  if (!root) return paper;  // rank 0 has every trial's result
+  for (size_t r = 0; r < runs.size(); ++r) {
+    RunOutcome& outcome = paper.runs[run_names[r]];
+    outcome.trials = std::move((*results)[r].trials);
+    outcome.results = std::move((*results)[r].results);
+    outcome.errors = std::move((*results)[r].errors);
+  }
   for (int c = 0; c < file.claim_size(); ++c) {
     if (!options.claims.empty() && options.claims.count(file.claim(c).id()) == 0) continue;
     absl::StatusOr<ClaimOutcome> outcome = JudgeClaim(file.claim(c), paper.runs);

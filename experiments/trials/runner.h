@@ -8,10 +8,10 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "experiments/store/code_version.h"
-#include "experiments/store/results_store.h"
 #include "experiments/spec/spec_loader.h"
 #include "experiments/spec/sweep.h"
+#include "experiments/store/code_version.h"
+#include "experiments/store/results_store.h"
 #include "experiments/trials/trial_runner.h"
 
 namespace attnlab {
@@ -66,14 +66,35 @@ struct ExperimentResult {
   int failed = 0;
 };
 
+// One experiment of several that run as one sweep (RunExperiments).
+struct ExperimentRun {
+  const ParsedSpec* parsed = nullptr;
+  RunOptions options;
+  // Put before this run's errors (e.g. "claims.textproto:12: run 2a: ").
+  std::string where;
+  // Said on stderr (with progress) before this process starts the run's trials.
+  std::string title;
+  // The store's summary.csv, also written as <out_dir>/<summary_copy> when given (runs that
+  // share a store keep their own summary beside the store's, which is the last run's).
+  std::string summary_copy;
+};
+
+// Several experiments as one sweep over the ranks: their trials in order, trial k of all of
+// them on rank k % size, so that every rank stays busy while any run has trials left; every
+// store is prepared before any trial trains, and a trial that two runs share (same store,
+// same id) trains once. Every run's options name the same cluster and thread budget, on which
+// this rank's trials of all the runs go side by side. The results and errors are
+// RunExperiment's, one per run, in order.
+absl::StatusOr<std::vector<ExperimentResult>> RunExperiments(
+    const std::vector<ExperimentRun>& runs);
+
 // A spec error is InvalidArgument "file:line:column: field: message", before any trial runs; a
 // finished trial of other code under Reuse::kSameCode is FailedPrecondition "--out=DIR: ...". A
 // trial that fails at run time does not stop the others; it is reported in the result and in
 // summary.csv. Finished trials found in the store are not rerun. Every trial's result depends
 // only on its resolved spec, its data and the code: the same with any thread count or number
 // of ranks.
-absl::StatusOr<ExperimentResult> RunExperiment(const ParsedSpec& parsed,
-                                               const RunOptions& options);
+absl::StatusOr<ExperimentResult> RunExperiment(const ParsedSpec& parsed, const RunOptions& options);
 
 }  // namespace attnlab
 

@@ -127,6 +127,69 @@ TEST_F(RunnerTest, RerunReusesFinishedTrialsBitIdentically) {
   }
 }
 
+// Runs as one sweep: each run's results are its own run's, a trial two runs share trains once,
+// and every run keeps its own summary beside the store's.
+TEST_F(RunnerTest, RunsAsOneSweepShareTrialsAndMatchSeparateRuns) {
+  auto alone = Run(kSpec, "alone", /*threads=*/2);
+  ASSERT_TRUE(alone.ok()) << alone.status();
+  std::string longer = kSpec;
+  longer.replace(longer.find("steps: 20"), 9, "steps: 30");
+  auto alone_longer = Run(longer, "alone_longer", /*threads=*/2);
+  ASSERT_TRUE(alone_longer.ok()) << alone_longer.status();
+
+  auto parsed = ParseSpecText(kSpec, "tiny.textproto");
+  auto parsed_longer = ParseSpecText(longer, "tiny.textproto");
+  ASSERT_TRUE(parsed.ok() && parsed_longer.ok());
+  RunOptions options;
+  options.out_dir = ::testing::TempDir() + "/together";
+  options.progress = false;
+  options.threads = 2;
+  squared_loss_batches.clear();
+  auto together = RunExperiments({{&*parsed, options, "run a: ", "", "summary.a.csv"},
+                                  {&*parsed_longer, options, "run b: ", "", "summary.b.csv"},
+                                  {&*parsed, options, "run c: ", "", "summary.c.csv"}});
+  ASSERT_TRUE(together.ok()) << together.status();
+  ASSERT_EQ(together->size(), 3u);
+  const std::vector<const ExperimentResult*> expected = {&*alone, &*alone_longer, &*alone};
+  for (int r = 0; r < 3; ++r) {
+    const ExperimentResult& got = (*together)[r];
+    ASSERT_EQ(got.trials.size(), 2u);
+    EXPECT_EQ(got.failed, 0);
+    for (int i = 0; i < 2; ++i) {
+      EXPECT_EQ(got.trials[i].id, expected[r]->trials[i].id);
+      const auto& a = got.results[i]->points;
+      const auto& b = expected[r]->results[i]->points;
+      ASSERT_EQ(a.size(), b.size());
+      for (size_t k = 0; k < a.size(); ++k) EXPECT_EQ(a[k].value, b[k].value) << r << " " << i;
+    }
+  }
+  // Run c reads run a's trials: neither trained nor loaded again.
+  EXPECT_EQ((*together)[0].reused, 0);
+  EXPECT_EQ((*together)[2].reused, 2);
+  const std::string a = Read(options.out_dir + "/summary.a.csv");
+  const std::string b = Read(options.out_dir + "/summary.b.csv");
+  EXPECT_NE(a.find((*together)[0].trials[0].id), std::string::npos) << a;
+  EXPECT_EQ(a.find((*together)[1].trials[0].id), std::string::npos) << a;
+  EXPECT_NE(b.find((*together)[1].trials[0].id), std::string::npos) << b;
+}
+
+// A spec error in any run stops all of them before a trial trains, naming the run.
+TEST_F(RunnerTest, RunsAsOneSweepStopOnAnyRunsSpecError) {
+  auto good = ParseSpecText(kSpec, "tiny.textproto");
+  std::string bad_text = kSpec;
+  bad_text.replace(bad_text.find("normalized_gd"), 13, "no_such_optimizer");
+  auto bad = ParseSpecText(bad_text, "bad.textproto");
+  ASSERT_TRUE(good.ok() && bad.ok());
+  RunOptions options;
+  options.out_dir = ::testing::TempDir() + "/one_bad";
+  options.progress = false;
+  auto result =
+      RunExperiments({{&*good, options, "run a: ", "", ""}, {&*bad, options, "run b: ", "", ""}});
+  ASSERT_FALSE(result.ok());
+  EXPECT_TRUE(absl::StartsWith(result.status().message(), "run b: ")) << result.status();
+  EXPECT_FALSE(std::ifstream(options.out_dir + "/summary.csv").good());
+}
+
 TEST_F(RunnerTest, AFailingTrialDoesNotStopTheOthers) {
   // With p0 = [1, 0] on a sequence whose two tokens coincide, ... instead make the ATT-SVM
   // infeasible for every trial except through the sweep: sequence 1's tokens become equal.
