@@ -8,15 +8,17 @@ expect() { refused tools/compare_pytorch/compare "$@"; }
 none="$TEST_TMPDIR/none"
 expect "compare: $none is missing: run tools/bazel build -c opt //experiments:bench first" \
   --bench "$none"
-# /bin/true stands in for the benchmark: every check below comes before it runs.
+expect "compare: $none is missing: run tools/bazel build -c opt //attention/kernels:gemm_ab first" \
+  --bench /bin/true --gemm-ab "$none"
+# /bin/true stands in for the benchmarks: every check below comes before they run.
 expect "compare: --repeat=2: at least 3 runs per side, for a median and a spread" \
-  --bench /bin/true --repeat 2
+  --bench /bin/true --gemm-ab /bin/true --repeat 2
 expect "compare: --allocators: unknown 'jemalloc'; known: glibc, glibc-heap, tcmalloc" \
-  --bench /bin/true --allocators glibc,jemalloc
-expect "compare: --python: $none is missing" --bench /bin/true --python "$none"
+  --bench /bin/true --gemm-ab /bin/true --allocators glibc,jemalloc
+expect "compare: --python: $none is missing" --bench /bin/true --gemm-ab /bin/true --python "$none"
 expect "compare: --tcmalloc: $none is missing: install Debian's libtcmalloc-minimal4 (PyTorch may \
 be faster with it), or pass --allocators glibc,glibc-heap and say so beside the results" \
-  --bench /bin/true --tcmalloc "$none"
+  --bench /bin/true --gemm-ab /bin/true --tcmalloc "$none"
 
 # The CPU its table's header names, from the first processor of /proc/cpuinfo.
 cores=$(nproc)
@@ -34,6 +36,24 @@ print(compare.machine(sys.argv[1]))' "$file")
     failures=$((failures + 1))
   fi
 done
+
+# The GEMM peak from the libraries: the fastest library's rate, summed over the processes that
+# ran at once (a stand-in gemm_ab printing fixed rates: 90 and 110 GFLOP/s a process).
+fake="$TEST_TMPDIR/gemm_ab"
+cat > "$fake" <<'FAKE'
+#!/bin/sh
+echo '{"benchmarks": [{"name": "BM_Gemm/peak_2048/blis", "GFLOP/s": 9.0e10},
+  {"name": "BM_Gemm/peak_2048/ours/tiled", "GFLOP/s": 1.1e11}]}'
+FAKE
+chmod +x "$fake"
+got=$(/usr/bin/python3 -c 'import sys
+from importlib.machinery import SourceFileLoader
+compare = SourceFileLoader("compare", "tools/compare_pytorch/compare").load_module()
+print(compare.library_peak(sys.argv[1], 2))' "$fake")
+[[ "$got" == "(220.0, 'ours/tiled')" ]] || { echo "FAIL: library_peak: $got"; failures=$((failures + 1)); }
+# The real gemm_ab has the rows it reads.
+attention/kernels/gemm_ab --benchmark_list_tests 2>/dev/null | grep -q "^BM_Gemm/peak_2048/blis$" ||
+  { echo "FAIL: gemm_ab lists no BM_Gemm/peak_2048/blis"; failures=$((failures + 1)); }
 
 # Every form of attnlab's that compare times is a benchmark experiments/bench registers.
 listed=$(experiments/bench --product_backend=tiled --benchmark_list_tests 2>/dev/null)
