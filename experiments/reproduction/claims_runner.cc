@@ -159,18 +159,6 @@ std::string StoreName(const ExperimentSpec& spec, const std::string& run) {
   return !spec.store().empty() ? spec.store() : !spec.name().empty() ? spec.name() : run;
 }
 
-// Rank 0's outcome of a run on every rank (its code and message), so that all ranks go on, or
-// stop, together: a rank that went on alone would wait forever for the others.
-absl::Status RootOutcome(const Cluster* cluster, const absl::Status& status) {
-  if (cluster == nullptr || cluster->size() == 1) return status;
-  const std::string shared = cluster->BroadcastFromRoot(
-      status.ok() ? "" : absl::StrCat(static_cast<int>(status.code()), " ", status.message()));
-  if (shared.empty()) return absl::OkStatus();
-  const size_t space = shared.find(' ');
-  return absl::Status(static_cast<absl::StatusCode>(std::stoi(shared.substr(0, space))),
-                      shared.substr(space + 1));
-}
-
 }  // namespace
 
 absl::StatusOr<std::map<std::string, std::string>> RunSpecHashes(const ClaimsFileText& claims) {
@@ -318,7 +306,7 @@ absl::StatusOr<PaperOutcome> RunClaims(const ClaimsFileText& claims, const Claim
   }
   absl::StatusOr<std::vector<ExperimentResult>> results = RunExperiments(runs);
   // Every rank acts on rank 0's outcome, which has heard every rank's.
-  RETURN_IF_ERROR(RootOutcome(options.cluster, results.status()));
+  RETURN_IF_ERROR(ShareRootStatus(options.cluster, results.status()));
   if (!root) return paper;  // rank 0 has every trial's result
   for (size_t r = 0; r < runs.size(); ++r) {
     RunOutcome& outcome = paper.runs[run_names[r]];

@@ -4,6 +4,8 @@
 
 #include <cstdlib>
 
+#include "absl/strings/str_cat.h"
+
 namespace attnlab {
 
 Cluster& Cluster::Get() {
@@ -59,6 +61,16 @@ std::string Cluster::BroadcastFromRoot(const std::string& root) const {
   std::string out = rank_ == 0 ? root : std::string(length, '\0');
   MPI_Bcast(out.data(), length, MPI_CHAR, 0, MPI_COMM_WORLD);
   return out;
+}
+
+absl::Status ShareRootStatus(const Cluster* cluster, const absl::Status& status) {
+  if (cluster == nullptr || cluster->size() == 1) return status;
+  const std::string shared = cluster->BroadcastFromRoot(
+      status.ok() ? "" : absl::StrCat(static_cast<int>(status.code()), "\t", status.message()));
+  if (shared.empty()) return absl::OkStatus();
+  const size_t tab = shared.find('\t');
+  return absl::Status(static_cast<absl::StatusCode>(std::stoi(shared.substr(0, tab))),
+                      shared.substr(tab + 1));
 }
 
 }  // namespace attnlab

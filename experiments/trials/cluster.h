@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
+
 namespace attnlab {
 
 class Cluster {
@@ -31,6 +33,11 @@ class Cluster {
   bool mpi_ = false;
   int rank_ = 0, size_ = 1;
 };
+
+// Rank 0's status (code and message) on every rank, so that all ranks go on, or stop, together:
+// a rank that went on alone would wait forever for the others. `status` itself without a
+// cluster (null) or with one rank.
+absl::Status ShareRootStatus(const Cluster* cluster, const absl::Status& status);
 
 }  // namespace attnlab
 

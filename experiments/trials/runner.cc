@@ -63,16 +63,6 @@ absl::Status SupersedeOtherCode(const ResultsStore& store, const RunOptions& opt
   return absl::OkStatus();
 }
 
-// Rank 0's status on every rank (code and message), after which all ranks go on together.
-absl::Status ShareRootStatus(const Cluster& cluster, const absl::Status& status) {
-  const std::string shared = cluster.BroadcastFromRoot(
-      status.ok() ? "" : absl::StrCat(static_cast<int>(status.code()), "\t", status.message()));
-  if (shared.empty()) return absl::OkStatus();
-  const size_t tab = shared.find('\t');
-  return absl::Status(static_cast<absl::StatusCode>(std::stoi(shared.substr(0, tab))),
-                      shared.substr(tab + 1));
-}
-
 // The trials whose finished result in the store came from other code.
 std::vector<int> OtherCodeTrials(const ResultsStore& store, const std::vector<Trial>& trials) {
   std::vector<int> other;
@@ -374,7 +364,7 @@ absl::StatusOr<std::vector<ExperimentResult>> RunExperiments(
   }
   // Every rank learns rank 0's outcome, so that none waits for a rank that returned; after
   // it, no rank writes before the clean-up.
-  if (cluster) prepared = ShareRootStatus(*cluster, prepared);
+  prepared = ShareRootStatus(cluster, prepared);
   RETURN_IF_ERROR(prepared);
 
   // Trial k of all runs' first trials runs on rank k % ranks.
