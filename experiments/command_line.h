@@ -1,6 +1,8 @@
 #ifndef ATTNLAB_EXPERIMENTS_COMMAND_LINE_H_
 #define ATTNLAB_EXPERIMENTS_COMMAND_LINE_H_
 
+#include <sched.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -24,12 +26,19 @@ inline bool ParseFlagsOnly(int argc, char** argv) {
   return true;
 }
 
-// The default thread budget: every core, shared among the mpirun ranks on this machine.
+// The default thread budget: every core, shared among the mpirun ranks on this machine, and
+// no more than the cores this process may run on (mpirun binds each rank to a core or a socket
+// by default; threads beyond them would only take turns).
 inline int DefaultThreads() {
   int local_ranks = 1;
   if (const char* n = std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE"))
     local_ranks = std::max(1, std::atoi(n));
-  return std::max(1, static_cast<int>(std::thread::hardware_concurrency()) / local_ranks);
+  int threads = static_cast<int>(std::thread::hardware_concurrency()) / local_ranks;
+  cpu_set_t allowed;
+  if (sched_getaffinity(0, sizeof(allowed), &allowed) == 0) {
+    threads = std::min(threads, CPU_COUNT(&allowed));
+  }
+  return std::max(1, threads);
 }
 
 }  // namespace attnlab
