@@ -76,6 +76,9 @@ for rank in 0 1; do
 done
 count=$(grep -c " done, loss" "$root/single/stderr")
 [[ $count == 20 ]] || fail "one process trained $count trials, expected 20"
+# Each trial's line names its run, as the runs' trials interleave.
+count=$(grep -c " run three: .* done, loss" "$root/single/stderr")
+[[ $count == 3 ]] || fail "$count trial lines name run three, expected 3"
 
 # Rank 1 killed once its first trial is stored (the test hook ATTNLAB_TEST_SIGNAL).
 status=$(judge killed "${mpi[@]}" -np 1 "$claims" "${flags[@]}" \

@@ -301,6 +301,7 @@ absl::StatusOr<PaperOutcome> RunClaims(const ClaimsFileText& claims, const Claim
                                     parsed.locator->file(), ")");
     // The store's summary.csv is the last run's: each run's is kept beside it.
     experiment.summary_copy = absl::StrCat("summary.", run.name(), ".csv");
+    experiment.name = run.name();
     runs.push_back(std::move(experiment));
     run_names.push_back(run.name());
   }

@@ -151,7 +151,9 @@ std::vector<RankReport> RunLocalTrials(const std::vector<ExperimentRun>& runs,
         if (options.progress && !runs[r].title.empty() && !titled[r].exchange(true)) {
           std::fprintf(stderr, "%s%s\n", rank_prefix.c_str(), runs[r].title.c_str());
         }
-        const std::string label = absl::StrCat(trial.id, " ", TrialLabel(trial));
+        const std::string label =
+            absl::StrCat(trial.id, " ", runs[r].name.empty() ? "" : "run " + runs[r].name + ": ",
+                         TrialLabel(trial));
         const auto start = std::chrono::steady_clock::now();
         auto seconds = [&] {
           return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

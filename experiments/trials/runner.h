@@ -77,6 +77,8 @@ struct ExperimentRun {
   // The store's summary.csv, also written as <out_dir>/<summary_copy> when given (runs that
   // share a store keep their own summary beside the store's, which is the last run's).
   std::string summary_copy;
+  // Put before each of its trials' labels on stderr, where several runs' trials interleave.
+  std::string name;
 };
 
 // Several experiments as one sweep over the ranks: their trials in order, trial k of all of
