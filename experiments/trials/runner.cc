@@ -7,7 +7,6 @@
 #include <cstdio>
 #include <map>
 #include <new>
-#include <set>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -348,20 +347,22 @@ absl::StatusOr<std::vector<ExperimentResult>> RunExperiments(
       return at(r, OtherCodeError(stores[r], out[r].trials, other_code[r]));
     }
   }
-  // Rank 0 holds every store for all ranks until the last run is summarized.
+  // Rank 0 holds every store for all ranks until the last run is summarized. It locks them in
+  // the order of their paths, as every process does, so that two processes wanting the same
+  // stores never each hold one the other waits for.
   std::vector<std::unique_ptr<StoreLock>> locks;
   absl::Status prepared;
   if (rank == 0) {
-    std::set<std::string> locked;
+    std::map<std::string, int> run_of_store;  // each store's first run
+    for (int r = n - 1; r >= 0; --r) run_of_store[runs[r].options.out_dir] = r;
+    for (const auto& [dir, r] : run_of_store) {
+      locks.emplace_back();
+      prepared = at(r, LockStore(stores[r], runs[r].options, &locks.back()));
+      if (!prepared.ok()) break;
+    }
     for (int r = 0; r < n && prepared.ok(); ++r) {
-      if (locked.insert(runs[r].options.out_dir).second) {
-        locks.emplace_back();
-        prepared = at(r, LockStore(stores[r], runs[r].options, &locks.back()));
-      }
-      if (prepared.ok()) {
-        prepared =
-            at(r, SupersedeOtherCode(stores[r], runs[r].options, out[r].trials, other_code[r]));
-      }
+      prepared =
+          at(r, SupersedeOtherCode(stores[r], runs[r].options, out[r].trials, other_code[r]));
     }
   }
   // Every rank learns rank 0's outcome, so that none waits for a rank that returned; after
