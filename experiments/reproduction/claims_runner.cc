@@ -235,8 +235,11 @@ absl::StatusOr<PaperOutcome> RunClaims(const ClaimsFileText& claims, const Claim
   }
   absl::StatusOr<RunOutcomes> dry_runs = DryRuns(claims, specs, options.quick);
   if (!dry_runs.ok()) return dry_runs.status();
-  // Which runs' data are missing on this machine (their specs as they will run).
-  const RunOutcomes built = *dry_runs;
+  // The runs whose data are missing on this machine (their specs as they will run).
+  std::map<std::string, absl::Status> missing_data;
+  for (const auto& [name, dry_run] : *dry_runs) {
+    if (absl::IsNotFound(dry_run.status)) missing_data[name] = dry_run.status;
+  }
   if (options.quick) {
     std::vector<ParsedSpec> full;
     for (int r = 0; r < file.run_size(); ++r) {
@@ -256,7 +259,6 @@ absl::StatusOr<PaperOutcome> RunClaims(const ClaimsFileText& claims, const Claim
   const std::set<std::string> needed = RunsRead(file, options.claims, /*causes=*/!options.quick);
   const bool root = options.cluster == nullptr || options.cluster->root();
   std::vector<ExperimentRun> runs;
-  std::vector<std::string> run_names;
   for (int r = 0; r < file.run_size(); ++r) {
     const ClaimRun& run = file.run(r);
     const ParsedSpec& parsed = specs[r];
@@ -274,12 +276,11 @@ absl::StatusOr<PaperOutcome> RunClaims(const ClaimsFileText& claims, const Claim
       continue;
     }
     outcome.spec_hash = SpecHash(parsed.spec);
-    const absl::Status& missing = built.at(run.name()).status;
-    if (absl::IsNotFound(missing)) {  // its data are not on this machine
-      outcome.status = missing;
+    if (auto missing = missing_data.find(run.name()); missing != missing_data.end()) {
+      outcome.status = missing->second;
       if (options.progress && root) {
         std::fprintf(stderr, "claims: run %s not run: %s\n", run.name().c_str(),
-                     std::string(missing.message()).c_str());
+                     std::string(missing->second.message()).c_str());
       }
       continue;
     }
@@ -303,14 +304,13 @@ absl::StatusOr<PaperOutcome> RunClaims(const ClaimsFileText& claims, const Claim
     experiment.summary_copy = absl::StrCat("summary.", run.name(), ".csv");
     experiment.name = run.name();
     runs.push_back(std::move(experiment));
-    run_names.push_back(run.name());
   }
   absl::StatusOr<std::vector<ExperimentResult>> results = RunExperiments(runs);
   // Every rank acts on rank 0's outcome, which has heard every rank's.
   RETURN_IF_ERROR(ShareRootStatus(options.cluster, results.status()));
   if (!root) return paper;  // rank 0 has every trial's result
   for (size_t r = 0; r < runs.size(); ++r) {
-    RunOutcome& outcome = paper.runs[run_names[r]];
+    RunOutcome& outcome = paper.runs[runs[r].name];
     outcome.trials = std::move((*results)[r].trials);
     outcome.results = std::move((*results)[r].results);
     outcome.errors = std::move((*results)[r].errors);
