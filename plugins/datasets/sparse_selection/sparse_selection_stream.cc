@@ -60,12 +60,13 @@ void SparseSelectionStream<T>::Draw(int batch_size, int seq_len, uint64_t seed, 
       ctx, batch_size,
       [&](int begin, int end) {
         std::vector<int> positions(seq_len);
-        Matrix<T> tokens(seq_len, d);
         for (int b = begin; b < end; ++b) {
           uint64_t state = StreamSeed(seed, b);
-          GaussianStream(SplitMix64(state)).Fill(tokens.data(), tokens.size());
+          // Row t: token t, then its mark (0 until y is drawn). The marks' column is drawn too
+          // and then zeroed: one pass of whole-vector stores into the batch, where copying
+          // d-entry tokens into (d + 1)-entry rows stalled on the stores.
           auto sample = out->inputs.sample(b);
-          sample.leftCols(d) = tokens;
+          GaussianStream(SplitMix64(state)).Fill(sample.data(), sample.size());
           sample.col(d).setZero();
           // y: the first q entries of a partial Fisher-Yates shuffle.
           std::iota(positions.begin(), positions.end(), 0);
@@ -76,7 +77,7 @@ void SparseSelectionStream<T>::Draw(int batch_size, int seq_len, uint64_t seed, 
                 i + static_cast<int>(SplitMix64(state) % static_cast<uint64_t>(seq_len - i));
             std::swap(positions[i], positions[j]);
             sample(positions[i], d) = 1;
-            target += tokens.row(positions[i]);
+            target += sample.row(positions[i]).leftCols(d);
           }
           target /= static_cast<T>(q);
         }

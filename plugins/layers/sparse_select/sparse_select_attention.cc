@@ -1,6 +1,7 @@
 #include "plugins/layers/sparse_select/sparse_select_attention.h"
 
 #include <cmath>
+#include <type_traits>
 
 #include "absl/strings/str_cat.h"
 #include "attention/base/field_error.h"
@@ -20,17 +21,64 @@ namespace {
 // entries are the token; dim is paper 3's d = 5). A Product per sample costs more in dispatch
 // than these few multiply-adds, and the kernels' token passes (token_passes.h) read rows of
 // exactly `dim` entries, not the marks' column after them.
+//
+// Each loop runs at a token width kDim that is a compile-time constant for widths 1-8
+// (WithTokenDim), and 0 past them (the width read at run time). At a constant width the compiler
+// unrolls the row and keeps the sums in registers: with a run-time width every += went through
+// memory, as the output might alias the tokens, and the chain of stores and reloads set the step's
+// pace.
+template <int kDim>
+using TokenDim = std::integral_constant<int, kDim>;
+
+template <typename Body>
+void WithTokenDim(int dim, Body&& body) {
+  switch (dim) {
+    case 1:
+      return body(TokenDim<1>());
+    case 2:
+      return body(TokenDim<2>());
+    case 3:
+      return body(TokenDim<3>());
+    case 4:
+      return body(TokenDim<4>());
+    case 5:
+      return body(TokenDim<5>());
+    case 6:
+      return body(TokenDim<6>());
+    case 7:
+      return body(TokenDim<7>());
+    case 8:
+      return body(TokenDim<8>());
+    default:
+      return body(TokenDim<0>());
+  }
+}
 
 // ds(t) = <token t, g>: one sample's dL/dscores from dL/dout = g.
 template <typename X, typename G, typename D>
 void TokenGradientDots(const X& tokens, int dim, const G& g, D& ds) {
+  using S = typename D::Scalar;
   const int64_t stride = tokens.outerStride();
-  for (Eigen::Index t = 0; t < tokens.rows(); ++t) {
-    const auto* x = tokens.data() + t * stride;
-    typename D::Scalar sum = 0;
-    for (int j = 0; j < dim; ++j) sum += x[j] * g.data()[j];
-    ds(t) = sum;
-  }
+  WithTokenDim(dim, [&](auto width) {
+    constexpr int kDim = decltype(width)::value;
+    if constexpr (kDim > 0) {
+      S gj[kDim];  // a copy: ds might alias g
+      for (int j = 0; j < kDim; ++j) gj[j] = g.data()[j];
+      for (Eigen::Index t = 0; t < tokens.rows(); ++t) {
+        const auto* x = tokens.data() + t * stride;
+        S sum = 0;
+        for (int j = 0; j < kDim; ++j) sum += x[j] * gj[j];
+        ds(t) = sum;
+      }
+    } else {
+      for (Eigen::Index t = 0; t < tokens.rows(); ++t) {
+        const auto* x = tokens.data() + t * stride;
+        S sum = 0;
+        for (int j = 0; j < dim; ++j) sum += x[j] * g.data()[j];
+        ds(t) = sum;
+      }
+    }
+  });
 }
 
 // out = sum_t a(t) token t: one sample's output from its weights.
@@ -38,22 +86,49 @@ template <typename A, typename X, typename O>
 void WeightedTokens(const A& a, const X& tokens, int dim, O&& out) {
   const int64_t stride = tokens.outerStride();
   auto* o = out.data();
-  for (int j = 0; j < dim; ++j) o[j] = 0;
-  for (Eigen::Index t = 0; t < tokens.rows(); ++t) {
-    const auto* x = tokens.data() + t * stride;
-    const auto w = a(t);
-    for (int j = 0; j < dim; ++j) o[j] += w * x[j];
-  }
+  using S = typename std::decay_t<O>::Scalar;
+  WithTokenDim(dim, [&](auto width) {
+    constexpr int kDim = decltype(width)::value;
+    if constexpr (kDim > 0) {
+      // Two sums a column, over even and odd tokens: half the chain of dependent adds.
+      S even[kDim] = {}, odd[kDim] = {};
+      Eigen::Index t = 0;
+      for (; t + 1 < tokens.rows(); t += 2) {
+        const auto* x = tokens.data() + t * stride;
+        const S w0 = a(t), w1 = a(t + 1);
+        for (int j = 0; j < kDim; ++j) {
+          even[j] += w0 * x[j];
+          odd[j] += w1 * x[stride + j];
+        }
+      }
+      if (t < tokens.rows()) {
+        const auto* x = tokens.data() + t * stride;
+        for (int j = 0; j < kDim; ++j) even[j] += a(t) * x[j];
+      }
+      for (int j = 0; j < kDim; ++j) o[j] = even[j] + odd[j];
+    } else {
+      for (int j = 0; j < dim; ++j) o[j] = 0;
+      for (Eigen::Index t = 0; t < tokens.rows(); ++t) {
+        const auto* x = tokens.data() + t * stride;
+        const S w = a(t);
+        for (int j = 0; j < dim; ++j) o[j] += w * x[j];
+      }
+    }
+  });
 }
 
 // dL/dtoken t = a(t) g, for every token: one sample's input gradient (its marks' column apart).
 template <typename A, typename G, typename D>
 void TokenGradients(const A& a, const G& g, int dim, D&& dx) {
   const int64_t stride = dx.outerStride();
-  for (Eigen::Index t = 0; t < dx.rows(); ++t) {
-    auto* d = dx.data() + t * stride;
-    for (int j = 0; j < dim; ++j) d[j] = a(t) * g.data()[j];
-  }
+  WithTokenDim(dim, [&](auto width) {
+    constexpr int kDim = decltype(width)::value;
+    const int n = kDim > 0 ? kDim : dim;
+    for (Eigen::Index t = 0; t < dx.rows(); ++t) {
+      auto* d = dx.data() + t * stride;
+      for (int j = 0; j < n; ++j) d[j] = a(t) * g.data()[j];
+    }
+  });
 }
 
 }  // namespace
@@ -264,14 +339,21 @@ void SparseSelectAttention<T>::ForwardShared(const Tensor<T>& in, Tensor<T>* out
   const auto p = positions_.value.topRows(seq_len_);
   marks_.resize(batch, seq_len_);
   queries_.resize(batch, encoding_dim_);
-  for (int b = 0; b < batch; ++b) {  // q_b = sum_{j in y} p_j: |y| rows, not a product with marks
-    marks_.row(b) = (in.sample(b).col(dim_).array() > T(0.5)).template cast<T>().transpose();
-    auto q = queries_.row(b);
-    q.setZero();
-    for (int t = 0; t < seq_len_; ++t) {
-      if (marks_(b, t) != 0) q += p.row(t);
+  ParallelFor(ctx, batch, [&](int begin, int end) {
+    for (int b = begin; b < end; ++b) {  // q_b = sum_{j in y} p_j: |y| rows, not a product
+      // Locals and raw pointers: the stores to marks_ would otherwise reload every member.
+      const int seq_len = seq_len_, stride = dim_ + 1;
+      const T* mark_in = in.sample(b).data() + dim_;
+      T* mark = &marks_(b, 0);
+      auto q = queries_.row(b);
+      q.setZero();
+      for (int t = 0; t < seq_len; ++t) {
+        const bool marked = mark_in[int64_t{t} * stride] > T(0.5);
+        mark[t] = marked ? T(1) : T(0);
+        if (marked) q += p.row(t);
+      }
     }
-  }
+  });
   keys_dir_.resize(batch, encoding_dim_);
   grad_scores_.resize(batch, seq_len_);                             // the scores for now
   ParallelProduct(ctx, queries_, w_.value.transpose(), keys_dir_);  // (W q_b)^T

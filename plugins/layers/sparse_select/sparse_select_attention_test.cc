@@ -68,6 +68,19 @@ TEST(SparseSelectTest, GradientChecksEveryPositionalKind) {
   }
 }
 
+// The token loops run at a compile-time width for d = 1-8 and at a run-time one past it.
+TEST(SparseSelectTest, GradientChecksAtTokenWidthsPastTheFixedOnes) {
+  for (const char* config :
+       {"encoding_dim: 5 positional: FIXED max_len: 9 w { init: NORMAL std: 0.7 }",
+        "encoding_dim: 5 w { init: NORMAL std: 0.7 }"}) {
+    for (int dim : {8, 11}) {
+      auto layer = Make(config, {3, 7, dim + 1}, 2);
+      absl::Status status = CheckLayerGradients(*layer, Input(3, 7, dim));
+      EXPECT_TRUE(status.ok()) << config << " d = " << dim << ": " << status;
+    }
+  }
+}
+
 // Drawn encodings (here FIXED ones, drawn once by the code that draws STOCHASTIC ones per
 // sample): mean 0 and covariance I / d_e for every distribution; unit norms for SPHERE and
 // RADEMACHER, entries +-1/sqrt(d_e) for RADEMACHER, chi^2 norms for NORMAL.
