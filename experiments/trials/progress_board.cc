@@ -8,6 +8,13 @@
 #include "absl/strings/str_format.h"
 
 namespace attnlab {
+namespace {
+
+double Seconds(std::chrono::steady_clock::duration d) {
+  return std::chrono::duration<double>(d).count();
+}
+
+}  // namespace
 
 ProgressBoard::ProgressBoard(bool enabled, int total, std::string prefix, double log_seconds,
                              std::FILE* out, std::function<Clock::time_point()> now)
@@ -35,6 +42,10 @@ void ProgressBoard::Update(int index, const std::string& id, const Progress& pro
     r.id = id;
     r.first_time = now;
     r.first_step = progress.step;
+  } else if (IsPause(r, now - r.last_time)) {
+    r.paused += now - r.last_time;
+  } else {
+    ++r.intervals;
   }
   r.progress = progress;
   r.last_time = now;
@@ -54,19 +65,29 @@ void ProgressBoard::Finish(int index, const std::string& label, const std::strin
                            double seconds) {
   if (!enabled_) return;
   std::lock_guard<std::mutex> lock(mutex_);
-  if (running_.erase(index) > 0) {  // it trained (a reused trial never reports progress)
+  if (const auto it = running_.find(index); it != running_.end()) {
+    // It trained (a reused trial never reports progress).
     ++finished_trained_;
-    finished_seconds_ += seconds;
+    finished_seconds_ += std::max(0.0, seconds - Seconds(it->second.paused));
+    running_.erase(it);
   }
   ++done_;
-  std::fprintf(out_, "%s%s[%d/%d] %s %s (%.2fs)\n", tty_ ? "\r\033[K" : "", prefix_.c_str(),
-               done_, total_, label.c_str(), what.c_str(), seconds);
+  std::fprintf(out_, "%s%s[%d/%d] %s %s (%.2fs)\n", tty_ ? "\r\033[K" : "", prefix_.c_str(), done_,
+               total_, label.c_str(), what.c_str(), seconds);
   drawn_ = false;
   if (tty_ && !running_.empty()) {
     std::fprintf(out_, "%s", Status().c_str());
     drawn_ = true;
   }
   std::fflush(out_);
+}
+
+bool ProgressBoard::IsPause(const Running& r, Clock::duration gap) {
+  // Updates come every 250 ms of training or every step, and a logged step's metrics can take
+  // a while: only a gap of minutes and far beyond the trial's usual one is a pause.
+  if (r.intervals == 0) return false;
+  const double usual = Seconds(r.last_time - r.first_time - r.paused) / r.intervals;
+  return Seconds(gap) > std::max(kMinPauseSeconds, 20 * usual);
 }
 
 double ProgressBoard::Eta() const {
@@ -76,7 +97,7 @@ double ProgressBoard::Eta() const {
   double longest = 0, total_estimate = finished_seconds_;
   int measured = finished_trained_;
   for (const auto& [index, r] : running_) {
-    const double elapsed = std::chrono::duration<double>(r.last_time - r.first_time).count();
+    const double elapsed = Seconds(r.last_time - r.first_time - r.paused);
     const int64_t steps = r.progress.step - r.first_step;
     if (steps <= 0 || elapsed <= 0) return -1;
     const double rate = steps / elapsed;
@@ -98,7 +119,8 @@ std::string ProgressBoard::Status() const {
                                            static_cast<long long>(p.step),
                                            static_cast<long long>(p.steps), p.loss));
   }
-  if (const double eta = Eta(); eta >= 0) absl::StrAppend(&line, absl::StrFormat(" ETA %.0fs", eta));
+  if (const double eta = Eta(); eta >= 0)
+    absl::StrAppend(&line, absl::StrFormat(" ETA %.0fs", eta));
   if (tty_ && line.size() > 160) line = line.substr(0, 157) + "...";
   return line;
 }
