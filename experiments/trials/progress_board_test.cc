@@ -73,5 +73,44 @@ TEST(ProgressBoardTest, EtaFromMeasuredRates) {
   std::fclose(log);
 }
 
+// A pause (the process stopped for an hour) counts neither in a running trial's rate nor in a
+// finished trial's time. Both trials: 200 steps in 2 s, an hour stopped, then on. Trial 0 at
+// 301 steps after 3 s of training has 699 left (7.0 s at 100.3 steps/s), trial 1 at 201 after
+// 2 s has 799 (7.95 s), and the trial not started takes the 10 s a trial takes, over the 2
+// running: ETA 13 s. Trial 0 then finishes after 3,610 s of wall time, 10 s of it training;
+// trial 1 at 301 has 7.0 s left, and the last trial takes 10 s after it: ETA 17 s.
+TEST(ProgressBoardTest, PausesAreNotTrainingTime) {
+  std::FILE* log = std::tmpfile();
+  ASSERT_NE(log, nullptr);
+  std::chrono::steady_clock::time_point now;
+  {
+    ProgressBoard board(true, 3, "", 1e-9, log, [&] { return now; });
+    auto both_at = [&](int64_t step) {
+      board.Update(0, "aaaaaa", {step, 1000, 1});
+      board.Update(1, "bbbbbb", {step, 1000, 1});
+    };
+    both_at(0);
+    now += std::chrono::seconds(1);
+    both_at(100);
+    now += std::chrono::seconds(1);
+    both_at(200);
+    now += std::chrono::hours(1);
+    both_at(201);
+    now += std::chrono::seconds(1);
+    board.Update(0, "aaaaaa", {301, 1000, 1});
+    board.Finish(0, "aaaaaa", "done", 3610);
+    now += std::chrono::milliseconds(1);
+    board.Update(1, "bbbbbb", {301, 1000, 1});
+  }
+  const std::string text = Contents(log);
+  EXPECT_NE(text.find("[0/3 done] aaaaaa 301/1000 loss 1; bbbbbb 201/1000 loss 1; ETA 13s\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("[1/3] aaaaaa done (3610.00s)\n[1/3 done] bbbbbb 301/1000 loss 1; ETA 17s\n"),
+            std::string::npos)
+      << text;
+  std::fclose(log);
+}
+
 }  // namespace
 }  // namespace attnlab
