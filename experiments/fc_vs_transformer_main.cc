@@ -35,7 +35,8 @@ ABSL_FLAG(std::string, out, "attnlab_results/fc_vs_transformer",
           "The results store both specs run in (relative to where you typed the command).");
 ABSL_FLAG(int, threads, 0, "Thread budget (0: every core).");
 ABSL_FLAG(std::string, reuse, "same",
-          "A finished trial that other code ran: same (refuse), rerun, any (command_line.h).");
+          "A finished trial that other code ran: same (refuse), rerun, any, any-cpu "
+          "(command_line.h).");
 
 namespace attnlab {
 namespace {

@@ -48,7 +48,8 @@ ABSL_FLAG(int, threads, 0,
 ABSL_FLAG(std::string, reuse, "same",
           "A finished trial in --out that other code ran (other sources, compiler, flags, "
           "libraries or CPU): same = refuse, naming both codes; rerun = run it again (the old "
-          "result moves to <out>/superseded/); any = take it as it is.");
+          "result moves to <out>/superseded/); any = take it as it is; any-cpu = take it when "
+          "only the CPU differs (the same program run on another machine), rerun the rest.");
 ABSL_FLAG(bool, dry_run, false, "Only check the spec: parse it and build every trial.");
 ABSL_FLAG(double, progress_seconds, 30,
           "When stderr is not a terminal (a log file, a batch job): a progress line every this "

@@ -7,10 +7,10 @@
 #include "absl/strings/str_split.h"
 #include "attention/base/files.h"
 #include "experiments/command_line.h"
+#include "experiments/store/this_build.h"
 #include "experiments/trials/crash_stack.h"
 #include "experiments/trials/interrupt.h"
 #include "experiments/trials/product_setup.h"
-#include "experiments/store/this_build.h"
 #include "experiments/user_paths.h"
 #include "experiments/zoo.h"
 #include "google/protobuf/text_format.h"
@@ -23,7 +23,8 @@ ABSL_FLAG(std::string, out, "attnlab_results/zoo",
 ABSL_FLAG(int, threads, 2, "Threads.");
 ABSL_FLAG(int64_t, steps, 0, "> 0: every task trains this many steps (a quick look).");
 ABSL_FLAG(std::string, reuse, "same",
-          "Finished trials of other code in --out: same (refuse), rerun or any (take them).");
+          "Finished trials of other code in --out: same (refuse), rerun, any (take them) or "
+          "any-cpu (take them when only the CPU differs).");
 ABSL_FLAG(std::string, mechanisms, "",
           "Comma-separated mechanisms (default: the zoo spec's, or every registered one).");
 ABSL_FLAG(std::string, tasks, "",

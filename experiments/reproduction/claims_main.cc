@@ -61,7 +61,9 @@ ABSL_FLAG(std::string, out, "attnlab_results/claims",
 ABSL_FLAG(int, threads, 0, "Thread budget (0: every core).");
 ABSL_FLAG(std::string, reuse, "rerun",
           "A finished trial that other code ran: rerun (default; the old result moves to the "
-          "store's superseded/), same (refuse), any (take it as it is).");
+          "store's superseded/), same (refuse), any (take it as it is), any-cpu (take it when only "
+          "the CPU differs: this program run on another machine, which CLAIMS.md names; rerun "
+          "the rest).");
 
 namespace attnlab {
 namespace {
@@ -141,7 +143,7 @@ int Main(int argc, char** argv) {
       "[--claim=ID,...] "
       "[--quick] "
       "[--check_quick] [--status_only] [--write=false] [--out=DIR] [--threads=N] "
-      "[--reuse=rerun|same|any]");
+      "[--reuse=rerun|same|any|any-cpu]");
   if (!ParseFlagsOnly(argc, argv)) return 2;
   if (absl::GetFlag(FLAGS_threads) < 0) {
     std::fprintf(stderr, "--threads=%d: must be >= 0\n", absl::GetFlag(FLAGS_threads));

@@ -169,6 +169,40 @@ TEST_F(ProvenanceTest, OtherCodeIsRefusedUnlessAskedFor) {
   EXPECT_EQ(now_same->reused, 1);
 }
 
+// --reuse=any-cpu: the same program run on another CPU is taken (its CPU stays in its record);
+// another program is run again, as --reuse=rerun would, and a CPU change alone is refused
+// by default.
+TEST_F(ProvenanceTest, AnyCpuTakesThisProgramFromAnotherCpuOnly) {
+  const std::string spec = Dir("specs") + "/lm.textproto";
+  Write(spec, Spec("train.tokens"));
+  Write(Dir("specs") + "/train.tokens", kWords);
+  CodeVersion intel = Code("a");
+  intel.machine = "GenuineIntel family 6 model 167";
+  auto first = Run(spec, intel);
+  ASSERT_TRUE(first.ok()) << first.status();
+  const std::string id = first->trials[0].id;
+
+  CodeVersion amd = Code("a");
+  amd.machine = "AuthenticAMD family 23 model 1";
+  amd.products = "tuned xxoo";
+  EXPECT_EQ(Run(spec, amd).status().code(), absl::StatusCode::kFailedPrecondition);
+  auto taken = Run(spec, amd, Reuse::kAnyCpu);
+  ASSERT_TRUE(taken.ok()) << taken.status();
+  EXPECT_EQ(taken->reused, 1);
+  EXPECT_EQ(taken->results[0]->code.machine, intel.machine);
+
+  CodeVersion other_program = amd;
+  other_program.source = "b";
+  auto rerun = Run(spec, other_program, Reuse::kAnyCpu);
+  ASSERT_TRUE(rerun.ok()) << rerun.status();
+  EXPECT_EQ(rerun->reused, 0);
+  EXPECT_EQ(rerun->results[0]->code.source, "b");
+  const std::set<std::string> plugins = PluginFoldersOf(first->trials[0].spec);
+  EXPECT_TRUE(Exists(Dir("store") + "/superseded/" + id + "." + intel.ForPlugins(plugins).Key() +
+                     "/metrics.csv"));
+  EXPECT_EQ(ParseReuse("any-cpu").value(), Reuse::kAnyCpu);
+}
+
 TEST_F(ProvenanceTest, ResultWithoutRecordCountsAsOtherCode) {
   const std::string spec = Dir("specs") + "/lm.textproto";
   Write(spec, Spec("train.tokens"));

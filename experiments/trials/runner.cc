@@ -15,6 +15,7 @@
 #include "attention/base/field_error.h"
 #include "attention/base/files.h"
 #include "attention/base/status_macros.h"
+#include "experiments/store/program.h"
 #include "experiments/trials/cluster.h"
 #include "experiments/trials/prepare_trials.h"
 #include "experiments/trials/progress_board.h"
@@ -49,7 +50,7 @@ absl::Status LockStore(const ResultsStore& store, const RunOptions& options,
 absl::Status SupersedeOtherCode(const ResultsStore& store, const RunOptions& options,
                                 const std::vector<Trial>& trials,
                                 const std::vector<int>& other_code) {
-  if (options.reuse != Reuse::kRerun) return absl::OkStatus();
+  if (options.reuse != Reuse::kRerun && options.reuse != Reuse::kAnyCpu) return absl::OkStatus();
   for (int i : other_code) {
     RETURN_IF_ERROR(store.Supersede(trials[i].id));
     if (options.progress) {
@@ -62,14 +63,17 @@ absl::Status SupersedeOtherCode(const ResultsStore& store, const RunOptions& opt
   return absl::OkStatus();
 }
 
-// The trials whose finished result in the store came from other code.
-std::vector<int> OtherCodeTrials(const ResultsStore& store, const std::vector<Trial>& trials) {
+// The trials whose finished result in the store came from other code (under kAnyCpu, from
+// another program).
+std::vector<int> OtherCodeTrials(const ResultsStore& store, const std::vector<Trial>& trials,
+                                 Reuse reuse) {
   std::vector<int> other;
   for (size_t i = 0; i < trials.size(); ++i) {
     const std::optional<CodeVersion> stored = store.StoredCode(trials[i].id);
-    if (stored.has_value() && (stored->source.empty() || stored->Key() != trials[i].code.Key())) {
-      other.push_back(static_cast<int>(i));
-    }
+    if (!stored.has_value()) continue;
+    const bool same = reuse == Reuse::kAnyCpu ? ProgramKey(*stored) == ProgramKey(trials[i].code)
+                                              : stored->Key() == trials[i].code.Key();
+    if (stored->source.empty() || !same) other.push_back(static_cast<int>(i));
   }
   return other;
 }
@@ -88,8 +92,9 @@ absl::Status OtherCodeError(const ResultsStore& store, const std::vector<Trial>&
                    "code: trial ",
                    first.id, " (", TrialLabel(first), ") by ", theirs, "; this binary runs it as ",
                    first.code.Describe(),
-                   ". --reuse=any takes such results as they are, --reuse=rerun runs them "
-                   "again (the old results move to ",
+                   ". --reuse=any takes such results as they are, --reuse=any-cpu those of "
+                   "this program run on another CPU, --reuse=rerun runs them again (the old "
+                   "results move to ",
                    store.dir(), "/superseded/), or give another --out"));
 }
 
@@ -99,8 +104,9 @@ absl::StatusOr<Reuse> ParseReuse(absl::string_view flag) {
   if (flag == "same") return Reuse::kSameCode;
   if (flag == "rerun") return Reuse::kRerun;
   if (flag == "any") return Reuse::kAnyCode;
+  if (flag == "any-cpu") return Reuse::kAnyCpu;
   return absl::InvalidArgumentError(
-      absl::StrCat("--reuse=", flag, ": expected same, rerun or any"));
+      absl::StrCat("--reuse=", flag, ": expected same, rerun, any or any-cpu"));
 }
 
 namespace {
@@ -340,7 +346,7 @@ absl::StatusOr<std::vector<ExperimentResult>> RunExperiments(
                                       std::make_pair(r, i))
                              .first->second);
     }
-    for (int i : OtherCodeTrials(stores[r], out[r].trials)) {
+    for (int i : OtherCodeTrials(stores[r], out[r].trials, runs[r].options.reuse)) {
       if (first[r][i] == std::make_pair(r, i)) other_code[r].push_back(i);
     }
     if (!other_code[r].empty() && runs[r].options.reuse == Reuse::kSameCode) {

@@ -24,9 +24,11 @@ enum class Reuse {
   kSameCode,  // refuse to run, naming both codes (the default)
   kRerun,     // run it again; the old result moves to DIR/superseded/
   kAnyCode,   // take it as it is (its own code stays in its record and in summary.csv)
+  kAnyCpu,    // take it when only the CPU (and its products) differ; run other programs again
 };
 
-// The --reuse flag's values: "same" (kSameCode), "rerun", "any"; InvalidArgument otherwise.
+// The --reuse flag's values: "same" (kSameCode), "rerun", "any", "any-cpu"; InvalidArgument
+// otherwise.
 absl::StatusOr<Reuse> ParseReuse(absl::string_view flag);
 
 struct RunOptions {
