@@ -1,5 +1,6 @@
 #include "experiments/store/code_version.h"
 
+#include "experiments/store/program.h"
 #include "experiments/store/this_build.h"
 #include "gtest/gtest.h"
 
@@ -78,6 +79,35 @@ TEST(CodeVersionTest, ThisBuildIsFilledIn) {
   EXPECT_NE(build.flags.find("-c "), std::string::npos) << build.flags;
   EXPECT_EQ(build.machine, CurrentMachine());
   EXPECT_NE(CurrentMachine().find(" family "), std::string::npos) << CurrentMachine();
+}
+
+TEST(ProgramTest, KeyLeavesOutOnlyTheCpuAndItsProducts) {
+  const CodeVersion base = Example();
+  CodeVersion elsewhere = base;
+  elsewhere.machine = "GenuineIntel family 6 model 167";
+  elsewhere.products = "tuned oooo";
+  EXPECT_NE(elsewhere.Key(), base.Key());
+  EXPECT_EQ(ProgramKey(elsewhere), ProgramKey(base));
+  EXPECT_EQ(ProgramKey(base).size(), 12u);
+  for (std::string CodeVersion::*field : {&CodeVersion::source, &CodeVersion::compiler,
+                                          &CodeVersion::flags, &CodeVersion::libraries}) {
+    CodeVersion changed = base;
+    changed.*field += "x";
+    EXPECT_NE(ProgramKey(changed), ProgramKey(base));
+  }
+  CodeVersion plugin_changed = base;
+  plugin_changed.plugins["plugins/softmax"] += "x";
+  EXPECT_NE(ProgramKey(plugin_changed), ProgramKey(base));
+}
+
+TEST(ProgramTest, DescriptionsNameTheProgramAndTheCpuApart) {
+  CodeVersion base = Example();
+  base.products = "tuned ttxo";
+  EXPECT_EQ(DescribeProgram(base),
+            "program " + ProgramKey(base) +
+                " (commit 360dff7, source 0123456789abcdef, plugins losses ffee softmax 00aa11bb, "
+                "compiler 12.2.0, -c opt -march=native)");
+  EXPECT_EQ(DescribeCpu(base), "AuthenticAMD family 25 model 17 (products tuned ttxo)");
 }
 
 }  // namespace
