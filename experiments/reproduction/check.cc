@@ -425,7 +425,7 @@ absl::StatusOr<CheckOutcome> EvaluateCheck(const Check& check, const RunOutcomes
     outcome.name = check.name();
     outcome.aggregate = check.aggregate();
     outcome.bar = check.reproduced().value();
-    int met = 0, not_met = 0, noise = 0;
+    int met = 0, not_met = 0;
     const bool over_trials = check.curve_where_size() > 0;
     const int n = over_trials ? check.curve_where_size() : check.curve_size();
     for (int k = 0; k < n; ++k) {
@@ -455,18 +455,18 @@ absl::StatusOr<CheckOutcome> EvaluateCheck(const Check& check, const RunOutcomes
       outcome.trials = std::max(outcome.trials, one->trials);
       met += one->level == Level::kReproduced || one->level == Level::kPartly;
       not_met += one->level == Level::kNot;
-      noise += one->level == Level::kNoise;
       outcome.points.push_back(std::move(*one));
     }
-    outcome.level =
-        met == n                   ? (std::all_of(outcome.points.begin(), outcome.points.end(),
-                                                  [](const CheckOutcome& p) { return p.level == Level::kReproduced; })
-                                          ? Level::kReproduced
-                                          : Level::kPartly)
-        : not_met == n             ? Level::kNot
-        : noise == n               ? Level::kNoise
-        : (met > 0 && not_met > 0) ? Level::kMixed
-                                   : Level::kNoise;  // met or not met, and noise
+    // A curve claims every point: a point against the bar with none for it contradicts the
+    // claim (the others' noise does not rescue it); points met beside noise do not show it.
+    const bool all_reproduced =
+        std::all_of(outcome.points.begin(), outcome.points.end(),
+                    [](const CheckOutcome& p) { return p.level == Level::kReproduced; });
+    const Level all_met = all_reproduced ? Level::kReproduced : Level::kPartly;
+    outcome.level = met == n                   ? all_met
+                    : (met > 0 && not_met > 0) ? Level::kMixed
+                    : not_met > 0              ? Level::kNot
+                                               : Level::kNoise;  // met and noise, or all noise
     absl::StrAppend(&outcome.rule, " at each point");
     return outcome;
   }

@@ -312,6 +312,23 @@ TEST(CheckTest, ACurveIsJudgedAtEveryPoint) {
   EXPECT_EQ(Evaluate(curve + " reproduced { op: GT value: 9 }").level, Level::kNot);
 }
 
+TEST(CheckTest, ACurveContradictedWithNoPointMetIsNotMet) {
+  // s = b minus s = a at the same seed: 0, 0, 0 at step 0; 2, 3, 4 at step 10 (95% t-interval
+  // 0.516 to 5.48).
+  const std::string curve = R"pb(name: "effect" run: "r" where: "s=b" minus { where: "s=a" }
+                                  curve { metric: "m" step: 0 } curve { metric: "m" step: 10 })pb";
+  // Against > 3: step 0 is below the bar, step 10 straddles it. Noise does not rescue the miss.
+  const CheckOutcome contradicted = Evaluate(curve + " reproduced { op: GT value: 3 }");
+  ASSERT_EQ(contradicted.points.size(), 2u);
+  EXPECT_EQ(contradicted.points[0].level, Level::kNot);
+  EXPECT_EQ(contradicted.points[1].level, Level::kNoise);
+  EXPECT_EQ(contradicted.level, Level::kNot);
+  // Against < 3: step 0 is met, step 10 straddles: not shown over the curve, nor contradicted.
+  const CheckOutcome unshown = Evaluate(curve + " reproduced { op: LT value: 3 }");
+  EXPECT_EQ(unshown.points[0].level, Level::kReproduced);
+  EXPECT_EQ(unshown.level, Level::kNoise);
+}
+
 // Run "moves": metrics x and y over steps 0-3; seed 1's y rises with x, seed 2's falls.
 RunOutcomes Moves() {
   RunOutcome run;
@@ -424,6 +441,22 @@ TEST(VerdictTest, ACurveMetAtSomePointsOnlyIsMixed) {
                      reproduced { op: GT value: 9 } } check { name: "met" run: "r"
                      value { metric: "m" } reproduced { op: GT value: 0 } })pb"),
             Verdict::kMixed);
+}
+
+TEST(VerdictTest, ACurveAgainstItsBarWhereNoPointIsMetIsNotReproduced) {
+  const std::string curve = R"pb(check { central: true name: "effect" run: "r" where: "s=b"
+                                  minus { where: "s=a" }
+                                  curve { metric: "m" step: 0 } curve { metric: "m" step: 10 })pb";
+  EXPECT_EQ(Judge(curve + " reproduced { op: GT value: 3 } }"), Verdict::kNotReproduced);
+  // Met at one point, noise at the other: inconclusive, saying where it was met.
+  absl::StatusOr<ClaimOutcome> noise = JudgeText(curve + " reproduced { op: LT value: 3 } }");
+  ASSERT_TRUE(noise.ok()) << noise.status();
+  EXPECT_EQ(noise->verdict, Verdict::kNoise);
+  EXPECT_EQ(noise->reason,
+            "effect: over the curve: m at step 0: 0 +- 0 (mean +- sd of 3 seeds; 95% t-interval 0 "
+            "to 0) met; m at step 10: 3 +- 1 (mean +- sd of 3 seeds; 95% t-interval 0.516 to 5.48) "
+            "noise: met only at m at step 0; the other points' intervals hold both sides of the "
+            "bar (its 95% interval < 3 (our bar) at each point)");
 }
 
 TEST(VerdictTest, AnEffectItsMatchedControlGivesTooIsNotSpecific) {

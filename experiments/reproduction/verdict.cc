@@ -24,6 +24,18 @@ absl::StatusOr<std::vector<CheckOutcome>> EvaluateAll(
   return outcomes;
 }
 
+// Why a check at noise decides nothing: its interval, or a curve's points, straddle the bar.
+std::string NoiseReason(const CheckOutcome& check) {
+  if (check.points.empty()) return "its interval holds both sides of the bar";
+  std::vector<std::string> met;
+  for (const CheckOutcome& point : check.points) {
+    if (Holds(point.level)) met.push_back(point.name);
+  }
+  if (met.empty()) return "every point's interval holds both sides of the bar";
+  return absl::StrCat("met only at ", absl::StrJoin(met, ", "),
+                      "; the other points' intervals hold both sides of the bar");
+}
+
 const CheckOutcome* FirstUnevaluated(const std::vector<CheckOutcome>& checks) {
   for (const CheckOutcome& check : checks) {
     if (!check.evaluated()) return &check;
@@ -194,8 +206,8 @@ absl::StatusOr<ClaimOutcome> JudgeClaim(const Claim& claim, const RunOutcomes& r
                               ". Contradicted: ", absl::StrJoin(contradicted, "; "), ".");
   } else if (decides.level == Level::kNoise) {
     out.verdict = Verdict::kNoise;
-    out.reason = absl::StrCat(decides.name, ": ", decides.Number(),
-                              ": its interval holds both sides of the bar (", decides.rule, ")");
+    out.reason = absl::StrCat(decides.name, ": ", decides.Number(), ": ", NoiseReason(decides),
+                              " (", decides.rule, ")");
   } else if (decides.level == Level::kNot) {
     out.verdict = Verdict::kNotReproduced;
   } else {
