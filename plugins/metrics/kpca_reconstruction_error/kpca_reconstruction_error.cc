@@ -58,6 +58,7 @@ class KpcaReconstructionErrorMetric : public Metric<T> {
   static absl::StatusOr<std::unique_ptr<KpcaReconstructionErrorMetric<T>>> Create(
       const Config& config) {
     if (config.layer().empty()) return FieldError("layer", "missing: name an attention layer");
+    if (config.fixed_samples() < 0) return FieldError("fixed_samples", "must be >= 0");
     return std::unique_ptr<KpcaReconstructionErrorMetric<T>>(
         new KpcaReconstructionErrorMetric<T>(config));
   }
@@ -68,10 +69,29 @@ class KpcaReconstructionErrorMetric : public Metric<T> {
       return FieldError("layer", absl::StrCat("'", config_.layer(),
                                               "' keeps no queries, keys and values to read"));
     }
+    if (const int count = config_.fixed_samples(); count > 0) {
+      const Batch<T>* train = context.data.train;
+      if (train == nullptr) {
+        return FieldError("fixed_samples", "needs a fixed training set; this data is a stream");
+      }
+      if (count > train->inputs.batch()) {
+        return FieldError("fixed_samples", absl::StrCat(count, " is more than the training set's ",
+                                                        train->inputs.batch(), " samples"));
+      }
+      Shape shape = train->inputs.shape();
+      shape.batch = count;
+      fixed_.Resize(shape);
+      for (int b = 0; b < count; ++b) fixed_.sample(b) = train->inputs.sample(b);
+      ctx_ = std::make_unique<ExecContext>(context.seed, context.threads);
+    }
     return absl::OkStatus();
   }
 
-  absl::StatusOr<double> Evaluate(Model<T>&, const Batch<T>&) override {
+  // With fixed samples, after the step: a pass of its own, whose caches the next step replaces.
+  bool reads_training_forward() const override { return config_.fixed_samples() == 0; }
+
+  absl::StatusOr<double> Evaluate(Model<T>& model, const Batch<T>&) override {
+    if (ctx_ != nullptr) model.Forward(fixed_, *ctx_);
     const auto heads = *layer_->head_projections();
     const Tensor<T>& weights = layer_->attention();
     const int n = static_cast<int>(weights.rows());
@@ -106,6 +126,8 @@ class KpcaReconstructionErrorMetric : public Metric<T> {
 
   Config config_;
   AttentionLayer<T>* layer_ = nullptr;
+  Tensor<T> fixed_;                   // the fixed samples' inputs, with fixed_samples > 0
+  std::unique_ptr<ExecContext> ctx_;  // their passes' threads
 };
 
 ATTNLAB_REGISTER_METRIC("kpca_reconstruction_error", plugins::KpcaReconstructionErrorConfig,
@@ -113,6 +135,6 @@ ATTNLAB_REGISTER_METRIC("kpca_reconstruction_error", plugins::KpcaReconstruction
                         "paper 4's kernel-PCA reconstruction error as the authors' code measures "
                         "it: mean ||phi(q)||^2 - ||h||^2 over a standardized_softmax layer's "
                         "queries",
-                        {"layer: 'attn'"});
+                        {"layer: 'attn'", "layer: 'attn' fixed_samples: 2"});
 
 }  // namespace attnlab

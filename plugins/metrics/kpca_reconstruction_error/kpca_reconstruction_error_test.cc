@@ -52,6 +52,21 @@ MetricTestModel<double> AttentionModel(const std::string& mechanism) {
       std::move(train));
 }
 
+// The sum over a standardized layer's heads of its last forward's first `samples` samples.
+double HeadsSum(const MetricTestModel<double>& built, int samples) {
+  AttentionLayer<double>* layer = built.model->FindLayer("attn")->AsAttention();
+  const auto heads = *layer->head_projections();
+  double total = 0;
+  for (int s = 0; s < 2 * samples; ++s) {
+    const int b = s / 2, h = s % 2;
+    total += KpcaReconstructionErrorSum(heads.queries->block(5 * b, 2 * h, 5, 2),
+                                        heads.keys->block(5 * b, 2 * h, 5, 2),
+                                        heads.values->block(5 * b, 2 * h, 5, 2),
+                                        layer->attention().sample(s));
+  }
+  return total;
+}
+
 TEST(KpcaReconstructionErrorTest, ReadsEveryHeadOfAStandardizedLayer) {
   const MetricTestModel<double> built = AttentionModel("standardized_softmax");
   auto metric = MakeMetric<double>("kpca_reconstruction_error", "layer: 'attn'", built.Context());
@@ -59,22 +74,50 @@ TEST(KpcaReconstructionErrorTest, ReadsEveryHeadOfAStandardizedLayer) {
   absl::StatusOr<double> value = (*metric)->Evaluate(*built.model, built.train);
   ASSERT_TRUE(value.ok()) << value.status();
   // The same from the layer's heads, one by one.
-  AttentionLayer<double>* layer = built.model->FindLayer("attn")->AsAttention();
-  const auto heads = *layer->head_projections();
-  double total = 0;
-  for (int s = 0; s < 6; ++s) {
-    const int b = s / 2, h = s % 2;
-    total += KpcaReconstructionErrorSum(heads.queries->block(5 * b, 2 * h, 5, 2),
-                                        heads.keys->block(5 * b, 2 * h, 5, 2),
-                                        heads.values->block(5 * b, 2 * h, 5, 2),
-                                        layer->attention().sample(s));
-  }
+  const double total = HeadsSum(built, 3);
   EXPECT_NEAR(*value, total / 30, 1e-9 * std::abs(total));
+}
+
+TEST(KpcaReconstructionErrorTest, FixedSamplesAreOneBatchThroughout) {
+  MetricTestModel<double> built = AttentionModel("standardized_softmax");
+  auto metric = MakeMetric<double>("kpca_reconstruction_error", "layer: 'attn' fixed_samples: 2",
+                                   built.Context());
+  ASSERT_TRUE(metric.ok()) << metric.status();
+  EXPECT_FALSE((*metric)->reads_training_forward());
+  // Whatever batch the step ran, the metric passes the training set's first 2 samples.
+  Tensor<double> other(Shape{1, 5, 4});
+  other.flat().setConstant(0.5);
+  other.sample(0)(0, 0) = -1;
+  ExecContext ctx(1);
+  built.model->Forward(other, ctx);
+  absl::StatusOr<double> value = (*metric)->Evaluate(*built.model, built.train);
+  ASSERT_TRUE(value.ok()) << value.status();
+  Tensor<double> first_two(Shape{2, 5, 4});
+  for (int b = 0; b < 2; ++b) first_two.sample(b) = built.train.inputs.sample(b);
+  built.model->Forward(first_two, ctx);
+  const double expected = HeadsSum(built, 2) / 20;
+  EXPECT_NEAR(*value, expected, 1e-9 * std::abs(expected));
+  EXPECT_EQ(MakeMetric<double>("kpca_reconstruction_error", "layer: 'attn' fixed_samples: 4",
+                               built.Context())
+                .status()
+                .message(),
+            "fixed_samples: 4 is more than the training set's 3 samples");
+  MetricContext<double> stream = built.Context();
+  stream.data.train = nullptr;
+  EXPECT_EQ(MakeMetric<double>("kpca_reconstruction_error", "layer: 'attn' fixed_samples: 2", stream)
+                .status()
+                .message(),
+            "fixed_samples: needs a fixed training set; this data is a stream");
 }
 
 TEST(KpcaReconstructionErrorTest, RefusesOtherMechanisms) {
   EXPECT_EQ(MetricRegistry<double>().Create("kpca_reconstruction_error", {}).status().message(),
             "layer: missing: name an attention layer");
+  EXPECT_EQ(MakeMetric<double>("kpca_reconstruction_error", "layer: 'attn' fixed_samples: 2",
+                               OneDimensionalPromptModel<double>().Context())
+                .status()
+                .message(),
+            "layer: 'attn' keeps no queries, keys and values to read");
   const MetricTestModel<double> built = AttentionModel("softmax");
   auto metric = MakeMetric<double>("kpca_reconstruction_error", "layer: 'attn'", built.Context());
   ASSERT_TRUE(metric.ok()) << metric.status();
