@@ -20,9 +20,8 @@
 #include "experiments/trials/prepare_trials.h"
 #include "experiments/trials/progress_board.h"
 #include "experiments/trials/rank_report.pb.h"
+#include "experiments/trials/side_by_side.h"
 #include "experiments/trials/test_hooks.h"
-#include "tbb/parallel_for.h"
-#include "tbb/task_arena.h"
 
 namespace attnlab {
 namespace {
@@ -138,90 +137,81 @@ std::vector<RankReport> RunLocalTrials(const std::vector<ExperimentRun>& runs,
     cancelled[r].assign(total, 0);
   }
   std::vector<std::atomic<bool>> titled(n);
-  tbb::task_arena arena(first.threads);
-  arena.execute([&] {
-    tbb::parallel_for(0, static_cast<int>(mine.size()), [&](int k) {
-      // Isolated: while this trial waits for its own parallel loops, its thread does not pick
-      // up another trial.
-      tbb::this_task_arena::isolate([&] {
-        const int r = mine[k].run, i = mine[k].trial;
-        const RunOptions& options = runs[r].options;
-        const ResultsStore& store = stores[r];
-        ExperimentResult& result_of_run = (*out)[r];
-        const Trial& trial = result_of_run.trials[i];
-        if (options.stop && options.stop()) {  // not started: the rerun runs it
-          cancelled[r][i] = 1;
-          return;
-        }
-        if (options.progress && !runs[r].title.empty() && !titled[r].exchange(true)) {
-          std::fprintf(stderr, "%s%s\n", rank_prefix.c_str(), runs[r].title.c_str());
-        }
-        const std::string label =
-            absl::StrCat(trial.id, " ", runs[r].name.empty() ? "" : "run " + runs[r].name + ": ",
-                         TrialLabel(trial));
-        const auto start = std::chrono::steady_clock::now();
-        auto seconds = [&] {
-          return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        };
-        std::string damaged;
-        absl::StatusOr<std::optional<TrialResult>> stored = store.Load(trial.id, &damaged);
-        if (!stored.ok()) {
-          io_errors[r][i] = stored.status();
-          return;
-        }
-        if (!damaged.empty() && options.progress) {
-          std::fprintf(stderr, "note: trial %s in %s is damaged (%s): running it again\n",
-                       trial.id.c_str(), store.dir().c_str(), damaged.c_str());
-        }
-        if (stored->has_value()) {
-          result_of_run.results[i] = std::move(*stored);
-          reused[r][i] = 1;
-          board.Finish(k, label, "finished earlier, reused", seconds());
-          return;
-        }
-        absl::StatusOr<TrialResult> result = [&]() -> absl::StatusOr<TrialResult> {
-          try {
-            auto runner =
-                TrialRunner::Create(trial.spec, options.threads, runs[r].parsed->directory);
-            if (!runner.ok()) return runner.status();
-            RETURN_IF_ERROR(MakeDirectories(store.dir()));
-            return (*runner)->Run([&](const Progress& p) { board.Update(k, trial.id, p); },
-                                  store.CheckpointPath(trial), options.stop);
-          } catch (const std::bad_alloc&) {  // the trial fails; the others go on
-            return absl::ResourceExhaustedError("out of memory (a smaller batch or model?)");
-          }
-        }();
-        if (absl::IsCancelled(result.status())) {
-          cancelled[r][i] = 1;
-          board.Finish(k, label, absl::StrCat(result.status().message(), ", checkpoint written"),
-                       seconds());
-          return;
-        }
-        std::string& error = result_of_run.errors[i];
-        if (!result.ok()) {
-          error = std::string(result.status().message());
-          board.Finish(k, label, absl::StrCat("FAILED: ", result.status().message()), seconds());
-          return;
-        }
-        if (absl::Status saved = store.Save(trial, *result); !saved.ok()) {
-          // This trial's results are lost; the finished ones stay, and the summary says why.
-          error = absl::StrCat("finished, but not stored: ", saved.message());
-          board.Finish(k, label, absl::StrCat("FAILED: ", error), seconds());
-          return;
-        }
-        std::optional<TrialResult>& kept = result_of_run.results[i];
-        kept = std::move(*result);
-        kept->code = trial.code;
-        TestHookTrialStored();
-        const int64_t resumed = kept->resumed_at_step;
-        board.Finish(k, label,
-                     absl::StrFormat("done, loss %.6g%s", kept->Final("loss"),
-                                     resumed > 0 ? absl::StrCat(" (resumed at step ", resumed,
-                                                                " from its checkpoint)")
-                                                 : ""),
-                     seconds());
-      });
-    });
+  ForEachSideBySide(first.threads, static_cast<int>(mine.size()), [&](int k) {
+    const int r = mine[k].run, i = mine[k].trial;
+    const RunOptions& options = runs[r].options;
+    const ResultsStore& store = stores[r];
+    ExperimentResult& result_of_run = (*out)[r];
+    const Trial& trial = result_of_run.trials[i];
+    if (options.stop && options.stop()) {  // not started: the rerun runs it
+      cancelled[r][i] = 1;
+      return;
+    }
+    if (options.progress && !runs[r].title.empty() && !titled[r].exchange(true)) {
+      std::fprintf(stderr, "%s%s\n", rank_prefix.c_str(), runs[r].title.c_str());
+    }
+    const std::string label = absl::StrCat(
+        trial.id, " ", runs[r].name.empty() ? "" : "run " + runs[r].name + ": ", TrialLabel(trial));
+    const auto start = std::chrono::steady_clock::now();
+    auto seconds = [&] {
+      return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    };
+    std::string damaged;
+    absl::StatusOr<std::optional<TrialResult>> stored = store.Load(trial.id, &damaged);
+    if (!stored.ok()) {
+      io_errors[r][i] = stored.status();
+      return;
+    }
+    if (!damaged.empty() && options.progress) {
+      std::fprintf(stderr, "note: trial %s in %s is damaged (%s): running it again\n",
+                   trial.id.c_str(), store.dir().c_str(), damaged.c_str());
+    }
+    if (stored->has_value()) {
+      result_of_run.results[i] = std::move(*stored);
+      reused[r][i] = 1;
+      board.Finish(k, label, "finished earlier, reused", seconds());
+      return;
+    }
+    absl::StatusOr<TrialResult> result = [&]() -> absl::StatusOr<TrialResult> {
+      try {
+        auto runner = TrialRunner::Create(trial.spec, options.threads, runs[r].parsed->directory);
+        if (!runner.ok()) return runner.status();
+        RETURN_IF_ERROR(MakeDirectories(store.dir()));
+        return (*runner)->Run([&](const Progress& p) { board.Update(k, trial.id, p); },
+                              store.CheckpointPath(trial), options.stop);
+      } catch (const std::bad_alloc&) {  // the trial fails; the others go on
+        return absl::ResourceExhaustedError("out of memory (a smaller batch or model?)");
+      }
+    }();
+    if (absl::IsCancelled(result.status())) {
+      cancelled[r][i] = 1;
+      board.Finish(k, label, absl::StrCat(result.status().message(), ", checkpoint written"),
+                   seconds());
+      return;
+    }
+    std::string& error = result_of_run.errors[i];
+    if (!result.ok()) {
+      error = std::string(result.status().message());
+      board.Finish(k, label, absl::StrCat("FAILED: ", result.status().message()), seconds());
+      return;
+    }
+    if (absl::Status saved = store.Save(trial, *result); !saved.ok()) {
+      // This trial's results are lost; the finished ones stay, and the summary says why.
+      error = absl::StrCat("finished, but not stored: ", saved.message());
+      board.Finish(k, label, absl::StrCat("FAILED: ", error), seconds());
+      return;
+    }
+    std::optional<TrialResult>& kept = result_of_run.results[i];
+    kept = std::move(*result);
+    kept->code = trial.code;
+    TestHookTrialStored();
+    const int64_t resumed = kept->resumed_at_step;
+    board.Finish(k, label,
+                 absl::StrFormat("done, loss %.6g%s", kept->Final("loss"),
+                                 resumed > 0 ? absl::StrCat(" (resumed at step ", resumed,
+                                                            " from its checkpoint)")
+                                             : ""),
+                 seconds());
   });
   std::vector<RankReport> reports(n);
   for (int r = 0; r < n; ++r) {
