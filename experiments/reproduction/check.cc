@@ -412,7 +412,19 @@ std::string CheckOutcome::Number() const {
   }
 }
 
-double CheckOutcome::Judged() const { return paired ? mean : value; }
+double CheckOutcome::Judged() const {
+  if (!paired) return value;
+  switch (op) {
+    case Threshold::GT:
+    case Threshold::GE:
+      return low;
+    case Threshold::LT:
+    case Threshold::LE:
+      return high;
+    default:
+      return mean;
+  }
+}
 
 absl::StatusOr<CheckOutcome> EvaluateCheck(const Check& check, const RunOutcomes& runs) {
   if (check.curve_size() > 0 && check.curve_where_size() > 0) {
@@ -425,6 +437,7 @@ absl::StatusOr<CheckOutcome> EvaluateCheck(const Check& check, const RunOutcomes
     outcome.name = check.name();
     outcome.aggregate = check.aggregate();
     outcome.bar = check.reproduced().value();
+    outcome.op = check.reproduced().op();
     int met = 0, not_met = 0;
     const bool over_trials = check.curve_where_size() > 0;
     const int n = over_trials ? check.curve_where_size() : check.curve_size();
@@ -474,6 +487,7 @@ absl::StatusOr<CheckOutcome> EvaluateCheck(const Check& check, const RunOutcomes
   outcome.name = check.name();
   outcome.aggregate = check.aggregate();
   outcome.bar = check.reproduced().value();
+  outcome.op = check.reproduced().op();
   outcome.paired =
       (check.has_minus() || check.has_over_paired()) && check.aggregate() == Check::MEAN;
   // A paired effect's bar is judged by its interval: a margin in sds does not apply.

@@ -58,9 +58,10 @@ struct CheckOutcome {
   Level level = Level::kNot;
   // A curve's points (Check.curve), each judged alone; the check's level combines them.
   std::vector<CheckOutcome> points;
-  // The value the check's `reproduced` bar compares with (its threshold's value), for causes'
-  // gaps.
+  // The value the check's `reproduced` bar compares with (its threshold's value) and how, for
+  // causes' gaps.
   double bar = 0;
+  Threshold::Op op = Threshold::GT;
   // The thresholds it was judged by, as text ("> 0.99", "mean - 2 sd > 0").
   std::string rule;
   // Short commits ("360dff7", "360dff7+dirty") of the code that produced the trials, and the
@@ -73,7 +74,8 @@ struct CheckOutcome {
   // "0.9925 (least of 6; range 0.9925-0.99540)", "-0.99 (Spearman over 15 trials)",
   // "0.012 +- 0.014 (mean +- sd of 5; 95% interval -0.005 to 0.029)".
   std::string Number() const;
-  // The value the bar judges: the aggregate (the mean for a paired effect).
+  // The value the bar judges: the aggregate; for a paired effect, the end of its interval that
+  // must clear the bar (the low end for "above", the high end for "below"; the mean for WITHIN).
   double Judged() const;
 };
 

@@ -75,7 +75,9 @@ std::string CauseStanding(const CauseOutcome& cause, bool markdown) {
   return absl::StrCat(
       CauseStatusName(cause.status), ": intervention ", CheckLine(cause.intervention, markdown),
       cause.intervention.points.empty()
-          ? absl::StrFormat(", closing %.0f%% of the gap to the bar", 100 * cause.closed)
+          ? (cause.closed >= 0
+                 ? absl::StrFormat(", closing %.0f%% of the gap to the bar", 100 * cause.closed)
+                 : absl::StrFormat(", widening the gap to the bar by %.0f%%", -100 * cause.closed))
           : "",
       cause.cause.closes() > 0
           ? absl::StrFormat(" (established at %.0f%%)", 100 * cause.cause.closes())

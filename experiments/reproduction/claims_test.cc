@@ -538,6 +538,26 @@ TEST(VerdictTest, ACauseIsEstablishedOnlyByAnIntervention) {
   EXPECT_TRUE(Causes(0, absl::StrCat("cause { kind: SCALE text: \"b\" ", to_b, " }")).empty());
 }
 
+TEST(VerdictTest, AnInterventionOnAPairedEffectIsMeasuredFromTheEndOfItsInterval) {
+  // The central effect, b minus a at step 10 (interval 0.516 to 5.48 against > 2), is noise with
+  // its mean (3) past the bar. The intervention, b minus a at step 0, is exactly 0: its interval
+  // falls further below the bar. Measured from the mean it would "close" 300% of the gap.
+  absl::StatusOr<ClaimOutcome> outcome = JudgeText(
+      R"pb(check { central: true name: "effect" run: "r" where: "s=b" value { metric: "m" }
+                   minus { where: "s=a" } reproduced { op: GT value: 2 } }
+           cause { kind: SCALE text: "b" intervention { name: "at 0" run: "r" where: "s=b"
+                   value { metric: "m" step: 0 } minus { where: "s=a" } } })pb");
+  ASSERT_TRUE(outcome.ok()) << outcome.status();
+  ASSERT_EQ(outcome->causes.size(), 1u);
+  const double low = 3 - 4.303 / std::sqrt(3.0);
+  EXPECT_NEAR(outcome->causes[0].closed, (0 - low) / (2 - low), 1e-9);
+  EXPECT_EQ(outcome->causes[0].status, CauseStatus::kNotEstablished);
+  PaperOutcome paper;
+  paper.outcomes.push_back(*outcome);
+  const std::string summary = ClaimsSummary(paper);
+  EXPECT_NE(summary.find("widening the gap to the bar by 35%"), std::string::npos) << summary;
+}
+
 PaperOutcome Paper() {
   PaperOutcome paper;
   paper.claims.file = Parse<ClaimsFile>(R"pb(number: 7 paper: "A paper")pb");

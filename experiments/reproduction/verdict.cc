@@ -79,7 +79,9 @@ void JudgeCause(const CheckOutcome& central, CauseOutcome* cause) {
   }
   const double base = central.Judged(), moved = cause->intervention.Judged();
   const double gap = central.bar - base;
-  cause->closed = gap != 0 ? (moved - base) / gap : 0;
+  // A paired effect of one seed has an unbounded interval: no gap to close.
+  const bool finite = std::isfinite(base) && std::isfinite(moved);
+  cause->closed = gap != 0 && finite ? (moved - base) / gap : 0;
   if (std::abs(cause->closed) < 0.005) cause->closed = 0;  // no move (and no "-0%")
   const Level level = cause->intervention.level;
   if (level == Level::kReproduced || level == Level::kPartly) {
