@@ -119,13 +119,15 @@ def p3_attention(stochastic, de=170, batch=256, seq_len=200, draw="topk"):
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         optimizer.step()
-    # W q, the scores, and their gradients: 3 (2 B de^2 + 2 B T de). Bytes: the tokens drawn
-    # and read twice, the scores four times, the shared encodings three times, W and its
-    # gradient four times (stochastic encodings need not be stored: an exact sampler draws
-    # each sample's scores directly, as attnlab's PROJECTED does).
+    # W q and the scores, each forward and one gradient: 2 (2 B de^2 + 2 B T de). Only W
+    # learns, so the step needs the gradients of W and of W q, not those of the subset's
+    # encodings (query) or of the encodings themselves, and autograd computes neither. Bytes:
+    # the tokens drawn and read twice, the scores four times, the shared encodings three times,
+    # W and its gradient four times (stochastic encodings need not be stored: an exact sampler
+    # draws each sample's scores directly, as attnlab's PROJECTED does).
     moved = 4.0 * (3 * batch * seq_len * 5 + 4 * batch * seq_len + 3 * seq_len * de
                    + 4 * de * de)
-    return step, 3 * (2.0 * batch * de * de + 2.0 * batch * seq_len * de), moved
+    return step, 2 * (2.0 * batch * de * de + 2.0 * batch * seq_len * de), moved
 
 
 def p3_fc(width=1024, batch=256, seq_len=200, dim=5, draw="topk"):
