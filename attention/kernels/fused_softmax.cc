@@ -96,6 +96,14 @@ struct RowPackets {
     return Reduce([](auto a, auto b) { return padd(a, b); },
                   [](const auto& x) { return predux(x); });
   }
+  // x = exp(x - shift) in every packet, the full packets' chains interleaved (ExpInPlace).
+  EIGEN_ALWAYS_INLINE void ExpShifted(T shift) {
+    if constexpr (kPackets > 1) {
+      for (P& x : first) x = psub(x, pset1<P>(shift));
+      softmax_internal::ExpInPlace<T>(first);
+    }
+    last = softmax_internal::Exp<T, Last>(psub(last, pset1<Last>(shift)));
+  }
   // Loads a row of keys, of which the last packet holds last_lanes; its other lanes `fill`.
   EIGEN_ALWAYS_INLINE void Load(const T* x, int last_lanes, T fill) {
     for (int p = 0; p + 1 < kPackets; ++p) first[p] = ploadu<P>(x + p * kPacketSize<T>);
@@ -158,10 +166,7 @@ EIGEN_ALWAYS_INLINE void SoftmaxTile(int depth, T scale, const T* q, int64_t ldq
   }
   T inverse[kRows];
   for (int r = 0; r < kRows; ++r) {
-    s[r].ForEach([&](auto& x, int) {
-      using Q = std::decay_t<decltype(x)>;
-      x = softmax_internal::Exp<T, Q>(psub(x, pset1<Q>(shift[r])));
-    });
+    s[r].ExpShifted(shift[r]);
     inverse[r] = T(1) / s[r].Sum();
   }
   for (int r = 0; r < kRows; ++r) {

@@ -51,18 +51,27 @@ EIGEN_ALWAYS_INLINE __m256d Scale2(__m256d y, __m256d n) { return _mm256_scalef_
 // Scale2 for the 2^n. Double: the same reduction and exp(r)'s Taylor polynomial to degree 13 (the
 // first term left out is under 5e-18 for |r| <= ln 2 / 2), with no division (Eigen's double
 // pexp divides in a Pade form). The softmax's exponentials are most of its arithmetic.
-template <typename T, typename P = Packet<T>>
-EIGEN_ALWAYS_INLINE P Exp(const P& x) {
+//
+// ExpInPlace takes N packets and runs each stage over all of them before the next, so that their
+// dependency chains interleave: one packet's polynomial alone waits on the FMA latency where the
+// reorder window is small (AVX2 on a first-generation EPYC); the same operations, so the same
+// bits, as N = 1.
+template <typename T, typename P, int N>
+EIGEN_ALWAYS_INLINE void ExpInPlace(P (&x)[N]) {
   using namespace Eigen::internal;
   static_assert(!std::is_arithmetic_v<P>, "Exp takes SIMD packets");
+  P n[N], r[N], y[N];
   if constexpr (std::is_same_v<T, double>) {
-    // exp(-745.2) is under half the smallest denormal, so -infinity gives 0; above 709.79 the
-    // result is infinite anyway.
-    const P v = pmin(pmax(x, pset1<P>(-745.2)), pset1<P>(709.79));
-    const P n = print(pmul(v, pset1<P>(1.4426950408889634074)));
-    P r = pmadd(n, pset1<P>(-0.693145751953125), v);  // ln 2 in two parts (Cody and Waite)
-    r = pmadd(n, pset1<P>(-1.42860682030941723212e-6), r);
-    P y = pset1<P>(1.0 / 6227020800.0);  // 1 / 13!
+#pragma GCC unroll 8
+    for (int k = 0; k < N; ++k) {
+      // exp(-745.2) is under half the smallest denormal, so -infinity gives 0; above 709.79 the
+      // result is infinite anyway.
+      const P v = pmin(pmax(x[k], pset1<P>(-745.2)), pset1<P>(709.79));
+      n[k] = print(pmul(v, pset1<P>(1.4426950408889634074)));
+      r[k] = pmadd(n[k], pset1<P>(-0.693145751953125), v);  // ln 2 in two parts (Cody and Waite)
+      r[k] = pmadd(n[k], pset1<P>(-1.42860682030941723212e-6), r[k]);
+      y[k] = pset1<P>(1.0 / 6227020800.0);  // 1 / 13!
+    }
     constexpr double kInverseFactorials[] = {1.0 / 479001600.0, 1.0 / 39916800.0,
                                              1.0 / 3628800.0,   1.0 / 362880.0,
                                              1.0 / 40320.0,     1.0 / 5040.0,
@@ -70,26 +79,45 @@ EIGEN_ALWAYS_INLINE P Exp(const P& x) {
                                              1.0 / 24.0,        1.0 / 6.0,
                                              0.5,               1.0,
                                              1.0};
-    for (double c : kInverseFactorials) y = pmadd(y, r, pset1<P>(c));
-    return Scale2(y, n);
+#pragma GCC unroll 16
+    for (double c : kInverseFactorials) {
+#pragma GCC unroll 8
+      for (int k = 0; k < N; ++k) y[k] = pmadd(y[k], r[k], pset1<P>(c));
+    }
   } else {
     static_assert(std::is_same_v<T, float>, "Exp is for float and double");
-    // exp(-110) is under half the smallest denormal, so -infinity gives 0; above 88.8 the
-    // result is infinite anyway. Eigen's pmax(x, c) and pmin(x, c) return x for a NaN x.
-    const P v = pmin(pmax(x, pset1<P>(-110.0f)), pset1<P>(88.8f));
-    const P n = print(pmul(v, pset1<P>(1.44269504088896341f)));
-    P r = pmadd(n, pset1<P>(-0.693359375f), v);  // ln 2 in two parts
-    r = pmadd(n, pset1<P>(2.12194440e-4f), r);
-    const P r2 = pmul(r, r), r3 = pmul(r2, r);
-    P y = pmadd(pset1<P>(1.9875691500e-4f), r, pset1<P>(1.3981999507e-3f));
-    P y1 = pmadd(pset1<P>(4.1665795894e-2f), r, pset1<P>(1.6666665459e-1f));
-    const P y2 = padd(r, pset1<P>(1.0f));
-    y = pmadd(y, r, pset1<P>(8.3334519073e-3f));
-    y1 = pmadd(y1, r, pset1<P>(5.0000001201e-1f));
-    y = pmadd(y, r3, y1);
-    y = pmadd(y, r2, y2);
-    return Scale2(y, n);
+    P r2[N], y1[N];
+#pragma GCC unroll 8
+    for (int k = 0; k < N; ++k) {
+      // exp(-110) is under half the smallest denormal, so -infinity gives 0; above 88.8 the
+      // result is infinite anyway. Eigen's pmax(x, c) and pmin(x, c) return x for a NaN x.
+      const P v = pmin(pmax(x[k], pset1<P>(-110.0f)), pset1<P>(88.8f));
+      n[k] = print(pmul(v, pset1<P>(1.44269504088896341f)));
+      r[k] = pmadd(n[k], pset1<P>(-0.693359375f), v);  // ln 2 in two parts
+      r[k] = pmadd(n[k], pset1<P>(2.12194440e-4f), r[k]);
+    }
+#pragma GCC unroll 8
+    for (int k = 0; k < N; ++k) {
+      r2[k] = pmul(r[k], r[k]);
+      const P r3 = pmul(r2[k], r[k]);
+      y[k] = pmadd(pset1<P>(1.9875691500e-4f), r[k], pset1<P>(1.3981999507e-3f));
+      y1[k] = pmadd(pset1<P>(4.1665795894e-2f), r[k], pset1<P>(1.6666665459e-1f));
+      y[k] = pmadd(y[k], r[k], pset1<P>(8.3334519073e-3f));
+      y1[k] = pmadd(y1[k], r[k], pset1<P>(5.0000001201e-1f));
+      y[k] = pmadd(y[k], r3, y1[k]);
+    }
+#pragma GCC unroll 8
+    for (int k = 0; k < N; ++k) y[k] = pmadd(y[k], r2[k], padd(r[k], pset1<P>(1.0f)));
   }
+#pragma GCC unroll 8
+  for (int k = 0; k < N; ++k) x[k] = Scale2(y[k], n[k]);
+}
+
+template <typename T, typename P = Packet<T>>
+EIGEN_ALWAYS_INLINE P Exp(const P& x) {
+  P packets[1] = {x};
+  ExpInPlace<T, P, 1>(packets);
+  return packets[0];
 }
 
 }  // namespace softmax_internal
@@ -122,7 +150,18 @@ RowNormalizer<T> ShiftedExpRow(const T* x, int n, T* y, const T* bias = nullptr)
   if (tail > 0) packet_max = pmax(packet_max, load_tail(kMinusInf));
   const P shift = pset1<P>(predux_max(packet_max));
   P packet_sum = pset1<P>(T(0));
-  for (int k = 0; k < full; k += L) {
+  int k = 0;
+  // 4 packets' exponentials at a time (their chains interleave), summed in the same order.
+  for (; k + 4 * L <= full; k += 4 * L) {
+    P e[4];
+    for (int j = 0; j < 4; ++j) e[j] = psub(load(k + j * L), shift);
+    softmax_internal::ExpInPlace<T>(e);
+    for (int j = 0; j < 4; ++j) {
+      pstoreu(y + k + j * L, e[j]);
+      packet_sum = padd(packet_sum, e[j]);
+    }
+  }
+  for (; k < full; k += L) {
     const P e = softmax_internal::Exp<T>(psub(load(k), shift));
     pstoreu(y + k, e);
     packet_sum = padd(packet_sum, e);
